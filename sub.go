@@ -1,0 +1,461 @@
+package afor
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// Sub is a typed stream of values with a memory of the latest one.
+//
+// A transport (or any goroutine) feeds it with [Sub.Input]; consumers wait for
+// single values or range over it. Input never blocks: every consumer has its
+// own bounded queue, so a slow consumer loses values (counted) instead of
+// slowing the producer or the other consumers.
+//
+// The zero value is not usable; create one with [NewSub]. All methods are safe
+// for concurrent use.
+type Sub[T any] struct {
+	name     string
+	logger   *slog.Logger
+	onDrop   func(T) // called outside the lock for every value a consumer lost
+	defQueue int     // default ListenReliable queue size
+
+	closedFlag atomic.Bool
+	callbacks  atomic.Pointer[[]*callback[T]]
+	inputs     atomic.Uint64
+	dropped    atomic.Uint64
+
+	mu        sync.Mutex
+	value     T
+	hasValue  bool
+	delivered bool // the current value reached at least one consumer
+	listeners []*Listener[T]
+	waiters   []*Waiter[T]
+	closed    bool
+	err       error
+	hooks     []*hook
+	done      chan struct{}
+}
+
+type callback[T any] struct{ f func(T) }
+
+type hook struct{ f func() }
+
+// Option configures a [Sub] (and the subs that transports create).
+type Option func(*options)
+
+type options struct {
+	name     string
+	logger   *slog.Logger
+	defQueue int
+	hasQueue bool
+	onDrop   any
+}
+
+// WithName names the sub in logs and in [Sub.String].
+func WithName(name string) Option { return func(o *options) { o.name = name } }
+
+// WithLogger sets the logger for warnings such as a first queue overflow.
+// The default discards nothing and uses [slog.Default].
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithDefaultQueueSize sets the queue size that [Sub.ListenReliable] uses when
+// the caller gives no [QueueSize]. The default is 10; 0 means unbounded.
+func WithDefaultQueueSize(n int) Option {
+	return func(o *options) { o.defQueue, o.hasQueue = max(n, 0), true }
+}
+
+// withOnDrop registers f for values a consumer lost (used by Server).
+func withOnDrop[T any](f func(T)) Option { return func(o *options) { o.onDrop = f } }
+
+// DefaultQueueSize is the queue size of [Sub.ListenReliable] unless
+// configured otherwise.
+const DefaultQueueSize = 10
+
+// NewSub returns an open Sub with no value.
+func NewSub[T any](opts ...Option) *Sub[T] {
+	o := options{defQueue: DefaultQueueSize}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	s := &Sub[T]{
+		name:     o.name,
+		logger:   o.logger,
+		defQueue: o.defQueue,
+		done:     make(chan struct{}),
+	}
+	if s.logger == nil {
+		s.logger = slog.Default()
+	}
+	if f, ok := o.onDrop.(func(T)); ok {
+		s.onDrop = f
+	}
+	return s
+}
+
+// String returns the sub's name.
+func (s *Sub[T]) String() string {
+	if s.name == "" {
+		return "afor.Sub"
+	}
+	return s.name
+}
+
+// Input offers v to the sub: it runs the [Sub.OnInput] callbacks in the
+// calling goroutine, then hands v to every waiter and listener and makes it
+// the latest value. It never blocks on a consumer. It returns false, and
+// delivers nothing, once the sub is closed. The zero value of T is a valid
+// value.
+func (s *Sub[T]) Input(v T) bool {
+	if s.closedFlag.Load() {
+		return false
+	}
+	if cbs := s.callbacks.Load(); cbs != nil && len(*cbs) > 0 {
+		if !s.runCallbacks(*cbs, v) {
+			return false
+		}
+	}
+	var lost []T
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return false
+	}
+	if s.onDrop != nil && s.hasValue && !s.delivered {
+		lost = append(lost, s.value)
+	}
+	s.value, s.hasValue = v, true
+	s.delivered = len(s.listeners)+len(s.waiters) > 0
+	for _, l := range s.listeners {
+		if old, dropped := l.push(v); dropped {
+			s.dropped.Add(1)
+			if s.onDrop != nil {
+				lost = append(lost, old)
+			}
+		}
+	}
+	if len(s.waiters) > 0 {
+		s.waiters = slices.DeleteFunc(s.waiters, func(w *Waiter[T]) bool { return w.offer(v) })
+	}
+	s.mu.Unlock()
+	s.inputs.Add(1)
+	for _, x := range lost {
+		s.onDrop(x)
+	}
+	return true
+}
+
+func (s *Sub[T]) runCallbacks(cbs []*callback[T], v T) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.logger.Error("afor: OnInput callback panicked; closing sub", "sub", s.String(), "panic", r)
+			s.CloseWithError(&panicError{value: r})
+			ok = false
+		}
+	}()
+	for _, cb := range cbs {
+		cb.f(v)
+	}
+	return true
+}
+
+// OnInput registers f to run synchronously, in the producer's goroutine, for
+// every value given to Input, before any waiter or listener sees it. f must
+// not block. A panic in f closes the sub with an error matching
+// [ErrCallbackPanic] instead of crashing the process. The returned function
+// removes the callback.
+func (s *Sub[T]) OnInput(f func(T)) (remove func()) {
+	cb := &callback[T]{f: f}
+	s.mu.Lock()
+	old := s.callbacks.Load()
+	var next []*callback[T]
+	if old != nil {
+		next = slices.Clone(*old)
+	}
+	next = append(next, cb)
+	s.callbacks.Store(&next)
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		cur := s.callbacks.Load()
+		if cur == nil {
+			return
+		}
+		next := slices.DeleteFunc(slices.Clone(*cur), func(c *callback[T]) bool { return c == cb })
+		s.callbacks.Store(&next)
+	}
+}
+
+// OnClose registers f to run once when the sub closes, in the goroutine that
+// closes it, after every waiter and listener has been woken. Transports use it
+// to release the entity that feeds the sub. If the sub is already closed, f
+// runs at once. The returned function removes f if it has not run yet.
+func (s *Sub[T]) OnClose(f func()) (remove func()) {
+	h := &hook{f: f}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		f()
+		return func() {}
+	}
+	s.hooks = append(s.hooks, h)
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		s.hooks = slices.DeleteFunc(s.hooks, func(x *hook) bool { return x == h })
+		s.mu.Unlock()
+	}
+}
+
+// Close closes the sub normally: pending waits return [ErrClosed], listeners
+// yield what they already queued and then end, and Input returns false from
+// now on. Close is idempotent.
+func (s *Sub[T]) Close() { s.CloseWithError(nil) }
+
+// CloseWithError closes the sub like [Sub.Close] and records err (if not nil)
+// as the reason, reported by [Sub.Err] and wrapped in the errors of pending
+// and later waits. Only the first close counts.
+func (s *Sub[T]) CloseWithError(err error) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	s.closedFlag.Store(true)
+	s.err = err
+	listeners, waiters, hooks := s.listeners, s.waiters, s.hooks
+	s.listeners, s.waiters, s.hooks = nil, nil, nil
+	var lost []T
+	if s.onDrop != nil && s.hasValue && !s.delivered {
+		lost = append(lost, s.value)
+		s.delivered = true
+	}
+	endErr := closedErr(err)
+	for _, l := range listeners {
+		l.end(endErr)
+	}
+	for _, w := range waiters {
+		w.end(endErr)
+	}
+	close(s.done)
+	s.mu.Unlock()
+	for _, x := range lost {
+		s.onDrop(x)
+	}
+	for _, h := range hooks {
+		h.f()
+	}
+}
+
+// Done returns a channel that is closed when the sub closes.
+func (s *Sub[T]) Done() <-chan struct{} { return s.done }
+
+// Err returns nil while the sub is open or after a plain [Sub.Close], and the
+// reason it ended otherwise (a transport failure, a panicking callback, a
+// mapping error).
+func (s *Sub[T]) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Value returns the latest value without waiting, and whether there is one.
+func (s *Sub[T]) Value() (T, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hasValue {
+		s.delivered = true
+	}
+	return s.value, s.hasValue
+}
+
+// Stats is a snapshot of a sub's counters.
+type Stats struct {
+	Inputs    uint64 // values accepted by Input
+	Dropped   uint64 // values lost by listeners whose queue was full
+	Listeners int    // registered listeners
+	Waiters   int    // armed waiters
+}
+
+// Stats returns the sub's counters.
+func (s *Sub[T]) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Stats{
+		Inputs:    s.inputs.Load(),
+		Dropped:   s.dropped.Load(),
+		Listeners: len(s.listeners),
+		Waiters:   len(s.waiters),
+	}
+}
+
+// WaitForValue returns the latest value at once if the sub ever received
+// one, else waits for the first. It returns ctx's error when ctx ends first,
+// and an error matching [ErrClosed] when the sub closes first.
+func (s *Sub[T]) WaitForValue(ctx context.Context) (T, error) {
+	s.mu.Lock()
+	if s.hasValue {
+		v := s.value
+		s.delivered = true
+		s.mu.Unlock()
+		return v, nil
+	}
+	s.mu.Unlock()
+	return s.ArmNext(ctx).Wait(ctx)
+}
+
+// WaitForNew returns the newest value received after the call: if several
+// arrive before the caller runs, the latest of them wins.
+func (s *Sub[T]) WaitForNew(ctx context.Context) (T, error) {
+	return s.ArmNew(ctx).Wait(ctx)
+}
+
+// WaitForNext returns exactly the first value received after the call.
+func (s *Sub[T]) WaitForNext(ctx context.Context) (T, error) {
+	return s.ArmNext(ctx).Wait(ctx)
+}
+
+// ArmNext registers, now, a waiter for the first value received after the
+// call, to be collected later with [Waiter.Wait]. This is the two-phase form
+// a test needs to arm, publish, then wait without a race. The waiter
+// unregisters when Wait returns, on [Waiter.Stop], and when ctx ends, so an
+// abandoned waiter leaks nothing.
+func (s *Sub[T]) ArmNext(ctx context.Context) *Waiter[T] { return s.arm(ctx, false) }
+
+// ArmNew is like [Sub.ArmNext] for the newest value received after the call.
+func (s *Sub[T]) ArmNew(ctx context.Context) *Waiter[T] { return s.arm(ctx, true) }
+
+func (s *Sub[T]) arm(ctx context.Context, newest bool) *Waiter[T] {
+	w := &Waiter[T]{sub: s, newest: newest, ready: make(chan struct{}, 1)}
+	s.mu.Lock()
+	if s.closed {
+		w.endErr = closedErr(s.err)
+		w.ended = true
+		s.mu.Unlock()
+		return w
+	}
+	s.waiters = append(s.waiters, w)
+	s.mu.Unlock()
+	if ctx.Done() != nil {
+		w.stopCtx = context.AfterFunc(ctx, func() { w.cancel(ctx.Err()) })
+	}
+	return w
+}
+
+// Waiter is an armed wait for one value; see [Sub.ArmNext].
+type Waiter[T any] struct {
+	sub     *Sub[T]
+	newest  bool
+	ready   chan struct{}
+	stopCtx func() bool
+
+	// guarded by sub.mu
+	value  T
+	has    bool
+	ended  bool
+	endErr error
+	taken  bool
+}
+
+// offer hands v to the waiter (sub.mu held); it reports whether the waiter
+// is satisfied for good and can be removed from the sub.
+func (w *Waiter[T]) offer(v T) (remove bool) {
+	if w.has && !w.newest {
+		return true
+	}
+	w.value, w.has = v, true
+	select {
+	case w.ready <- struct{}{}:
+	default:
+	}
+	return !w.newest
+}
+
+// end wakes the waiter with err (sub.mu held).
+func (w *Waiter[T]) end(err error) {
+	if w.ended {
+		return
+	}
+	w.ended, w.endErr = true, err
+	select {
+	case w.ready <- struct{}{}:
+	default:
+	}
+}
+
+func (w *Waiter[T]) unregister() {
+	w.sub.waiters = slices.DeleteFunc(w.sub.waiters, func(x *Waiter[T]) bool { return x == w })
+}
+
+func (w *Waiter[T]) cancel(err error) {
+	s := w.sub
+	s.mu.Lock()
+	w.unregister()
+	if !w.has {
+		w.end(err)
+	}
+	s.mu.Unlock()
+}
+
+// Wait blocks until the armed value is there, ctx ends, the waiter's arming
+// ctx ends, or the sub closes. A value that arrived before ctx ended is
+// returned even if ctx has ended since. After Wait returns, the waiter is
+// unregistered and later calls return the same result.
+func (w *Waiter[T]) Wait(ctx context.Context) (T, error) {
+	s := w.sub
+	for {
+		s.mu.Lock()
+		if w.has {
+			v := w.value
+			if !w.taken {
+				w.taken = true
+				w.unregister()
+				w.ended = true
+			}
+			s.mu.Unlock()
+			w.release()
+			return v, nil
+		}
+		if w.ended {
+			err := w.endErr
+			s.mu.Unlock()
+			w.release()
+			var zero T
+			return zero, err
+		}
+		s.mu.Unlock()
+		select {
+		case <-w.ready:
+		case <-ctx.Done():
+			w.cancel(ctx.Err())
+		}
+	}
+}
+
+// Stop unregisters the waiter; a pending Wait returns [ErrClosed]. It
+// reports whether the waiter was still pending.
+func (w *Waiter[T]) Stop() bool {
+	s := w.sub
+	s.mu.Lock()
+	pending := !w.has && !w.ended
+	if !w.has {
+		w.unregister()
+		w.end(ErrClosed)
+	} else if !w.taken {
+		w.unregister()
+	}
+	s.mu.Unlock()
+	w.release()
+	return pending
+}
+
+func (w *Waiter[T]) release() {
+	if w.stopCtx != nil {
+		w.stopCtx()
+	}
+}
