@@ -84,10 +84,12 @@ func (s *Sub[T]) listener(ctx context.Context, o listenOptions) *Listener[T] {
 	if s.closed {
 		l.ended, l.endErr = true, closedErr(s.err)
 	} else {
-		s.listeners = append(s.listeners, l)
+		// copy on write: Input wakes a snapshot of the list after unlocking
+		s.listeners = append(slices.Clip(s.listeners), l)
 	}
 	if !o.fresh && s.hasValue {
 		l.push(s.value)
+		l.wake()
 		s.delivered = true
 	}
 	s.mu.Unlock()
@@ -116,24 +118,29 @@ type Listener[T any] struct {
 	endErr  error
 }
 
-// push appends v (sub.mu held), dropping the oldest value when full.
+// push appends v (sub.mu held), dropping the oldest value when full. The
+// caller wakes the listener after releasing the lock.
 func (l *Listener[T]) push(v T) (old T, dropped bool) {
 	if l.n == len(l.buf) {
 		if l.limit > 0 && l.n >= l.limit {
 			old = l.buf[l.head]
 			l.buf[l.head] = v
-			l.head = (l.head + 1) % len(l.buf)
+			if l.head++; l.head == len(l.buf) {
+				l.head = 0
+			}
 			if l.dropped.Add(1) == 1 && !l.latest {
 				l.sub.logger.Warn("afor: listener queue full, dropping oldest values", "sub", l.sub.String(), "queue", l.limit)
 			}
-			l.wake()
 			return old, true
 		}
 		l.grow()
 	}
-	l.buf[(l.head+l.n)%len(l.buf)] = v
+	i := l.head + l.n
+	if i >= len(l.buf) {
+		i -= len(l.buf)
+	}
+	l.buf[i] = v
 	l.n++
-	l.wake()
 	return old, false
 }
 
@@ -153,7 +160,9 @@ func (l *Listener[T]) pop() T {
 	var zero T
 	v := l.buf[l.head]
 	l.buf[l.head] = zero
-	l.head = (l.head + 1) % len(l.buf)
+	if l.head++; l.head == len(l.buf) {
+		l.head = 0
+	}
 	l.n--
 	return v
 }
@@ -180,7 +189,7 @@ func (l *Listener[T]) stop(err error) {
 	s := l.sub
 	s.mu.Lock()
 	if !l.ended {
-		s.listeners = slices.DeleteFunc(s.listeners, func(x *Listener[T]) bool { return x == l })
+		s.listeners = slices.DeleteFunc(slices.Clone(s.listeners), func(x *Listener[T]) bool { return x == l })
 		l.end(err)
 	}
 	var lost []T

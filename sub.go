@@ -129,7 +129,8 @@ func (s *Sub[T]) Input(v T) bool {
 	}
 	s.value, s.hasValue = v, true
 	s.delivered = len(s.listeners)+len(s.waiters) > 0
-	for _, l := range s.listeners {
+	listeners := s.listeners // copy on write: safe to range after Unlock
+	for _, l := range listeners {
 		if old, dropped := l.push(v); dropped {
 			s.dropped.Add(1)
 			if s.onDrop != nil {
@@ -141,6 +142,10 @@ func (s *Sub[T]) Input(v T) bool {
 		s.waiters = slices.DeleteFunc(s.waiters, func(w *Waiter[T]) bool { return w.offer(v) })
 	}
 	s.mu.Unlock()
+	// Wake outside the lock, so that a woken consumer does not block on it.
+	for _, l := range listeners {
+		l.wake()
+	}
 	s.inputs.Add(1)
 	for _, x := range lost {
 		s.onDrop(x)
