@@ -87,12 +87,24 @@ func (s *Sub[T]) listener(ctx context.Context, o listenOptions) *Listener[T] {
 		// copy on write: Input wakes a snapshot of the list after unlocking
 		s.listeners = append(slices.Clip(s.listeners), l)
 	}
-	if !o.fresh && s.hasValue {
+	var lost []T
+	switch {
+	case o.fresh:
+	case s.keepBacklog:
+		for _, v := range s.backlog {
+			if old, dropped := l.push(v); dropped && s.onDrop != nil {
+				lost = append(lost, old)
+			}
+		}
+		s.backlog = nil
+	case s.hasValue:
 		l.push(s.value)
-		l.wake()
-		s.delivered = true
 	}
 	s.mu.Unlock()
+	l.wake()
+	for _, v := range lost {
+		s.onDrop(v)
+	}
 	if ctx.Done() != nil {
 		l.stopCtx = context.AfterFunc(ctx, func() { l.stop(ctx.Err()) })
 	}

@@ -52,11 +52,13 @@ func (r *Responder[Req, Res]) Responded() bool { return r.responded.Load() }
 // Server is a [Sub] of requests, each a [Responder] to answer now or later.
 // Transports create servers and feed them with Input.
 //
-// A server never loses a request silently: its reliable listeners are
-// unbounded by default, and a request that is dropped anyway (a full bounded
-// queue, a latest-value Listen that skipped it, a listener stopped with
-// requests queued, a server closed before anyone took it) is answered with
-// an error matching [ErrRequestDropped]. Consume a server with one
+// A server never loses a request silently: requests that arrive while no
+// listener or waiter is registered are kept for the first listener (a new
+// listener yields them, instead of the current value, unless [Fresh]); its
+// reliable listeners are unbounded by default; and a request that is dropped
+// anyway (a full bounded queue, a latest-value Listen that skipped it, a
+// listener stopped with requests queued, a server closed before anyone took
+// it) is answered with an error matching [ErrRequestDropped]. Consume a server with one
 // ListenReliable loop; with several, a request dropped by one listener is
 // failed even if another listener took it.
 //
@@ -70,7 +72,7 @@ type Server[Req, Res any] struct {
 // NewServer returns an open server with no request.
 func NewServer[Req, Res any](opts ...Option) *Server[Req, Res] {
 	all := append([]Option{WithDefaultQueueSize(0)}, opts...)
-	all = append(all, withOnDrop(func(r *Responder[Req, Res]) {
+	all = append(all, withBacklog(), withOnDrop(func(r *Responder[Req, Res]) {
 		_ = r.Fail(ErrRequestDropped)
 	}))
 	return &Server[Req, Res]{Sub: NewSub[*Responder[Req, Res]](all...)}

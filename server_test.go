@@ -164,3 +164,38 @@ func TestServerNeverDropsSilently(t *testing.T) {
 		mustEqual(t, errors.Is(<-errs, afor.ErrRequestDropped), true)
 	})
 }
+
+func TestServerKeepsRequestsUntilFirstListener(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		srv := afor.NewServer[int, int]()
+		defer srv.Close()
+		cli := afor.NewClient[int, int](&loopback[int, int]{srv: srv})
+		results := make(chan int, 3)
+		for i := range 3 {
+			go func() {
+				v, err := cli.Call(ctx, i)
+				if err != nil {
+					t.Error(err)
+				}
+				results <- v
+			}()
+		}
+		synctest.Wait() // all three arrived with nobody listening
+		first, err := srv.WaitForValue(ctx)
+		mustEqual(t, err, nil)
+		_ = first.Respond(first.Request)
+		n := 0
+		for r := range srv.ListenReliable(ctx) {
+			_ = r.Respond(r.Request)
+			if n++; n == 2 {
+				break
+			}
+		}
+		sum := 0
+		for range 3 {
+			sum += <-results
+		}
+		mustEqual(t, sum, 0+1+2)
+	})
+}

@@ -21,6 +21,9 @@ type Sub[T any] struct {
 	name     string
 	logger   *slog.Logger
 	onDrop   func(T) // called outside the lock for every value a consumer lost
+	// keepBacklog keeps the values that arrive while no consumer is
+	// registered, for the first listener (servers must not lose requests).
+	keepBacklog bool
 	defQueue int     // default ListenReliable queue size
 
 	closedFlag atomic.Bool
@@ -31,7 +34,7 @@ type Sub[T any] struct {
 	mu        sync.Mutex
 	value     T
 	hasValue  bool
-	delivered bool // the current value reached at least one consumer
+	backlog   []T  // with keepBacklog: values that arrived while nobody listened
 	listeners []*Listener[T]
 	waiters   []*Waiter[T]
 	closed    bool
@@ -53,6 +56,7 @@ type options struct {
 	defQueue int
 	hasQueue bool
 	onDrop   any
+	backlog  bool
 }
 
 // WithName names the sub in logs and in [Sub.String].
@@ -70,6 +74,9 @@ func WithDefaultQueueSize(n int) Option {
 
 // withOnDrop registers f for values a consumer lost (used by Server).
 func withOnDrop[T any](f func(T)) Option { return func(o *options) { o.onDrop = f } }
+
+// withBacklog keeps values that arrive while no consumer is registered.
+func withBacklog() Option { return func(o *options) { o.backlog = true } }
 
 // DefaultQueueSize is the queue size of [Sub.ListenReliable] unless
 // configured otherwise.
@@ -93,6 +100,7 @@ func NewSub[T any](opts ...Option) *Sub[T] {
 	if f, ok := o.onDrop.(func(T)); ok {
 		s.onDrop = f
 	}
+	s.keepBacklog = o.backlog
 	return s
 }
 
@@ -124,11 +132,10 @@ func (s *Sub[T]) Input(v T) bool {
 		s.mu.Unlock()
 		return false
 	}
-	if s.onDrop != nil && s.hasValue && !s.delivered {
-		lost = append(lost, s.value)
-	}
 	s.value, s.hasValue = v, true
-	s.delivered = len(s.listeners)+len(s.waiters) > 0
+	if s.keepBacklog && len(s.listeners)+len(s.waiters) == 0 {
+		s.backlog = append(s.backlog, v)
+	}
 	listeners := s.listeners // copy on write: safe to range after Unlock
 	for _, l := range listeners {
 		if old, dropped := l.push(v); dropped {
@@ -236,10 +243,10 @@ func (s *Sub[T]) CloseWithError(err error) {
 	listeners, waiters, hooks := s.listeners, s.waiters, s.hooks
 	s.listeners, s.waiters, s.hooks = nil, nil, nil
 	var lost []T
-	if s.onDrop != nil && s.hasValue && !s.delivered {
-		lost = append(lost, s.value)
-		s.delivered = true
+	if s.onDrop != nil {
+		lost = s.backlog
 	}
+	s.backlog = nil
 	endErr := closedErr(err)
 	for _, l := range listeners {
 		l.end(endErr)
@@ -273,9 +280,6 @@ func (s *Sub[T]) Err() error {
 func (s *Sub[T]) Value() (T, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.hasValue {
-		s.delivered = true
-	}
 	return s.value, s.hasValue
 }
 
@@ -301,12 +305,18 @@ func (s *Sub[T]) Stats() Stats {
 
 // WaitForValue returns the latest value at once if the sub ever received
 // one, else waits for the first. It returns ctx's error when ctx ends first,
-// and an error matching [ErrClosed] when the sub closes first.
+// and an error matching [ErrClosed] when the sub closes first. On a [Server],
+// it takes the oldest request that arrived while nobody listened, if any.
 func (s *Sub[T]) WaitForValue(ctx context.Context) (T, error) {
 	s.mu.Lock()
+	if len(s.backlog) > 0 {
+		v := s.backlog[0]
+		s.backlog = s.backlog[1:]
+		s.mu.Unlock()
+		return v, nil
+	}
 	if s.hasValue {
 		v := s.value
-		s.delivered = true
 		s.mu.Unlock()
 		return v, nil
 	}
