@@ -18,13 +18,13 @@ import (
 // The zero value is not usable; create one with [NewSub]. All methods are safe
 // for concurrent use.
 type Sub[T any] struct {
-	name     string
-	logger   *slog.Logger
-	onDrop   func(T) // called outside the lock for every value a consumer lost
+	name   string
+	logger *slog.Logger
+	onDrop func(T) // called outside the lock for every value a consumer lost
 	// keepBacklog keeps the values that arrive while no consumer is
 	// registered, for the first listener (servers must not lose requests).
 	keepBacklog bool
-	defQueue int     // default ListenReliable queue size
+	defQueue    int // default ListenReliable queue size
 
 	closedFlag atomic.Bool
 	callbacks  atomic.Pointer[[]*callback[T]]
@@ -34,7 +34,7 @@ type Sub[T any] struct {
 	mu        sync.Mutex
 	value     T
 	hasValue  bool
-	backlog   []T  // with keepBacklog: values that arrived while nobody listened
+	backlog   []T // with keepBacklog: values that arrived while nobody listened
 	listeners []*Listener[T]
 	waiters   []*Waiter[T]
 	closed    bool
