@@ -55,18 +55,17 @@ type harness struct {
 	ps      PubSub
 	publish func(ctx context.Context, msg string) error
 	sub     *afor.Sub[string]
-	arrived chan string // every value the sub received, from its OnInput
+	// arrivals sees every value the sub received. It is a listener, not an
+	// OnInput callback, because callbacks run before delivery: when it
+	// has a value, every other listener has it too.
+	arrivals *afor.Listener[string]
 }
 
 func (ps PubSub) open(t *testing.T) *harness {
 	pub, sub := ps.New(t)
-	h := &harness{t: t, ps: ps, publish: pub, sub: sub, arrived: make(chan string, 1024)}
-	sub.OnInput(func(v string) {
-		select {
-		case h.arrived <- v:
-		default:
-		}
-	})
+	h := &harness{t: t, ps: ps, publish: pub, sub: sub}
+	h.arrivals = sub.Listener(t.Context(), afor.Fresh(), afor.QueueSize(0))
+	t.Cleanup(h.arrivals.Stop)
 	return h
 }
 
@@ -82,16 +81,15 @@ func (h *harness) pub(msg string) {
 // await waits until the sub itself received msg (not a consumer).
 func (h *harness) await(msg string) {
 	h.t.Helper()
-	timer := time.NewTimer(h.ps.Timeout)
-	defer timer.Stop()
+	ctx, cancel := h.ctx()
+	defer cancel()
 	for {
-		select {
-		case v := <-h.arrived:
-			if v == msg {
-				return
-			}
-		case <-timer.C:
-			h.t.Fatalf("%q never reached the sub", msg)
+		v, err := h.arrivals.Next(ctx)
+		if err != nil {
+			h.t.Fatalf("%q never reached the sub: %v", msg, err)
+		}
+		if v == msg {
+			return
 		}
 	}
 }
@@ -325,6 +323,7 @@ func RunPubSub(t *testing.T, ps PubSub) {
 		h.pubSeen("x")
 		ctx, cancel := h.ctx()
 		defer cancel()
+		base := h.sub.Stats().Listeners // the harness's own listener
 		for range h.sub.ListenReliable(ctx) {
 			break
 		}
@@ -334,7 +333,7 @@ func RunPubSub(t *testing.T, ps PubSub) {
 		lcancel()
 		eventually(t, "listeners and waiters unregistered", ps.Timeout, func() bool {
 			s := h.sub.Stats()
-			return s.Listeners == 0 && s.Waiters == 0
+			return s.Listeners == base && s.Waiters == 0
 		})
 	})
 
