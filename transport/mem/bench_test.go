@@ -2,8 +2,10 @@ package mem_test
 
 import (
 	"context"
+	"iter"
 	"testing"
 
+	"github.com/afor-go/afor"
 	"github.com/afor-go/afor/transport/mem"
 )
 
@@ -30,8 +32,11 @@ func BenchmarkEchoChannels(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/hop")
 }
 
-func BenchmarkEchoAfor(b *testing.B) {
-	ctx, cancel := context.WithCancel(context.Background())
+// echo starts the far side of the echo on a bus: every value on
+// bench/hello comes back plus one on bench/world. It returns the publisher
+// of bench/hello, the sub of bench/world and a stop function.
+func echo(ctx context.Context) (*mem.Publisher[int64], *afor.Sub[int64], func()) {
+	ctx, cancel := context.WithCancel(ctx)
 	bus := mem.NewBus()
 	helloSub, _ := mem.Subscribe[int64](bus, "bench/hello")
 	worldSub, _ := mem.Subscribe[int64](bus, "bench/world")
@@ -44,45 +49,38 @@ func BenchmarkEchoAfor(b *testing.B) {
 			worldPub.Publish(v + 1)
 		}
 	}()
-	world := worldSub.ListenReliable(ctx)
-	next, stop := iterPull(world)
+	return helloPub, worldSub, func() {
+		cancel()
+		bus.Close()
+		<-done
+	}
+}
+
+// BenchmarkEchoAfor ranges over ListenReliable on both sides.
+func BenchmarkEchoAfor(b *testing.B) {
+	hello, world, stop := echo(b.Context())
 	defer stop()
+	next, stopPull := iter.Pull(world.ListenReliable(b.Context()))
+	defer stopPull()
 	var v int64
 	for b.Loop() {
-		helloPub.Publish(v)
+		hello.Publish(v)
 		v, _ = next()
 	}
-	cancel()
-	bus.Close()
-	<-done
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/hop")
 }
 
 // BenchmarkEchoAforListener is the same echo with a pull-style Listener on
 // the benchmark side (no iterator adapter).
 func BenchmarkEchoAforListener(b *testing.B) {
-	ctx, cancel := context.WithCancel(context.Background())
-	bus := mem.NewBus()
-	helloSub, _ := mem.Subscribe[int64](bus, "bench/hello")
-	worldSub, _ := mem.Subscribe[int64](bus, "bench/world")
-	helloPub, _ := mem.NewPublisher[int64](bus, "bench/hello")
-	worldPub, _ := mem.NewPublisher[int64](bus, "bench/world")
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for v := range helloSub.ListenReliable(ctx) {
-			worldPub.Publish(v + 1)
-		}
-	}()
-	world := worldSub.Listener(ctx)
+	hello, world, stop := echo(b.Context())
+	defer stop()
+	l := world.Listener(b.Context())
 	var v int64
 	for b.Loop() {
-		helloPub.Publish(v)
-		v, _ = world.Next(ctx)
+		hello.Publish(v)
+		v, _ = l.Next(b.Context())
 	}
-	cancel()
-	bus.Close()
-	<-done
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/hop")
 }
 
