@@ -53,7 +53,8 @@ func (r *Responder[Req, Res]) Responded() bool { return r.responded.Load() }
 // Transports create servers and feed them with Input.
 //
 // A server never loses a request silently: requests that arrive while no
-// listener or waiter is registered are kept for the first listener (a new
+// listener, waiter or [Sub.OnInput] callback is registered are kept (up to
+// [MaxBacklog]) for the first listener (a new
 // listener yields them, instead of the current value, unless [Fresh]); its
 // reliable listeners are unbounded by default; and a request that is dropped
 // anyway (a full bounded queue, a latest-value Listen that skipped it, a

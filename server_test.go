@@ -199,3 +199,40 @@ func TestServerKeepsRequestsUntilFirstListener(t *testing.T) {
 		mustEqual(t, sum, 0+1+2)
 	})
 }
+
+func TestServerAnsweredByCallbackKeepsNoBacklog(t *testing.T) {
+	ctx := t.Context()
+	srv := afor.NewServer[int, int]()
+	defer srv.Close()
+	srv.OnInput(func(r *afor.Responder[int, int]) { _ = r.Respond(r.Request) })
+	cli := afor.NewClient[int, int](&loopback[int, int]{srv: srv})
+	for i := range 100 {
+		if v, err := cli.Call(ctx, i); err != nil || v != i {
+			t.Fatalf("Call(%d) = %d, %v", i, v, err)
+		}
+	}
+	l := srv.Listener(ctx)
+	mustEqual(t, l.Len(), 0) // nothing kept: the callback consumed them
+	l.Stop()
+}
+
+func TestServerBacklogIsBounded(t *testing.T) {
+	srv := afor.NewServer[int, int]()
+	failed := 0
+	for i := range afor.MaxBacklog + 5 {
+		srv.Input(afor.NewResponder(i, func(_ int, err error) error {
+			if errors.Is(err, afor.ErrRequestDropped) {
+				failed++
+			}
+			return nil
+		}))
+	}
+	mustEqual(t, failed, 5)
+	l := srv.Listener(t.Context())
+	mustEqual(t, l.Len(), afor.MaxBacklog)
+	r, _ := l.Next(t.Context())
+	mustEqual(t, r.Request, 5) // the oldest were dropped
+	srv.Close()
+	l.Stop() // the rest are failed
+	mustEqual(t, failed, afor.MaxBacklog+4)
+}

@@ -78,6 +78,13 @@ func withOnDrop[T any](f func(T)) Option { return func(o *options) { o.onDrop = 
 // withBacklog keeps values that arrive while no consumer is registered.
 func withBacklog() Option { return func(o *options) { o.backlog = true } }
 
+// MaxBacklog bounds how many requests a [Server] keeps while nobody consumes
+// it (no listener, waiter or OnInput callback); beyond it the oldest is
+// dropped and answered with an error.
+const MaxBacklog = 1024
+
+func hasCallbacks[T any](cbs *[]*callback[T]) bool { return cbs != nil && len(*cbs) > 0 }
+
 // DefaultQueueSize is the queue size of [Sub.ListenReliable] unless
 // configured otherwise.
 const DefaultQueueSize = 10
@@ -133,7 +140,12 @@ func (s *Sub[T]) Input(v T) bool {
 		return false
 	}
 	s.value, s.hasValue = v, true
-	if s.keepBacklog && len(s.listeners)+len(s.waiters) == 0 {
+	if s.keepBacklog && len(s.listeners)+len(s.waiters) == 0 && !hasCallbacks(s.callbacks.Load()) {
+		if len(s.backlog) >= MaxBacklog {
+			lost = append(lost, s.backlog[0])
+			s.backlog = slices.Delete(s.backlog, 0, 1)
+			s.dropped.Add(1)
+		}
 		s.backlog = append(s.backlog, v)
 	}
 	listeners := s.listeners // copy on write: safe to range after Unlock

@@ -1,0 +1,186 @@
+package scenario
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/afor-go/afor/transport/zenoh"
+)
+
+// EnvChild names the environment variable that makes a process started by
+// the harness act as the remote side of a scenario (its value is the
+// side's JSON configuration) instead of doing what it normally does.
+const EnvChild = "AFOR_BENCH_CHILD"
+
+// childReady is the line a child prints once it answers.
+const childReady = "ready"
+
+// childTimeout bounds a child's start and its stop.
+const childTimeout = 15 * time.Second
+
+// childConfig configures a remote side.
+type childConfig struct {
+	Role    string `json:"role"` // "echo": side B of the echo
+	Connect string `json:"connect"`
+	Prefix  string `json:"prefix"`
+	Mode    Mode   `json:"mode"`
+	Size    int    `json:"size"`
+}
+
+// RunChild runs the remote side of a scenario when this process was
+// started as one ($AFOR_BENCH_CHILD set) and reports handled = true, after
+// which the caller must exit (with status 1 if err is not nil). Otherwise
+// it returns at once with handled = false. Call it first in main, and in
+// TestMain of test binaries that run cross-process scenarios (the harness
+// starts the running executable, os.Executable, as the child).
+func RunChild() (handled bool, err error) {
+	v, ok := os.LookupEnv(EnvChild)
+	if !ok {
+		return false, nil
+	}
+	var cfg childConfig
+	if err := json.Unmarshal([]byte(v), &cfg); err != nil {
+		return true, fmt.Errorf("%s: %w", EnvChild, err)
+	}
+	return true, runChild(cfg, os.Stdin, os.Stdout)
+}
+
+// runChild answers until stdin ends.
+func runChild(cfg childConfig, stdin io.Reader, stdout io.Writer) error {
+	if cfg.Role != "echo" {
+		return fmt.Errorf("%w: child role %q", ErrBadConfig, cfg.Role)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), childTimeout)
+	defer cancel()
+	s, err := zenoh.Open(ctx, zenoh.Config{Connect: []string{cfg.Connect}})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	stop, err := EchoResponder(ctx, zenohPeer(s, cfg.Prefix, cfg.Size), cfg.Mode)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, childReady)
+	_, _ = io.Copy(io.Discard, stdin) // the parent closes stdin to stop us
+	return stop()
+}
+
+// startChild starts the running executable as a remote side and waits
+// until it answers. stop ends it and reports its failure, if any.
+func startChild(ctx context.Context, cfg childConfig) (stop func() error, err error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("%w: cannot find the running executable: %v", ErrUnsupported, err)
+	}
+	conf, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), EnvChild+"="+string(conf))
+	return startReady(ctx, cmd, "child "+cfg.Role)
+}
+
+// startReady starts cmd, a process that prints a "ready" line once it
+// serves and runs until its standard input closes, and waits for that line.
+// stop closes its input, waits for it to exit (killing it after
+// childTimeout) and reports its failure with the end of its stderr.
+func startReady(ctx context.Context, cmd *exec.Cmd, what string) (stop func() error, err error) {
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	wait := func() error {
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		t := time.NewTimer(childTimeout)
+		defer t.Stop()
+		select {
+		case err := <-exited:
+			return err
+		case <-t.C:
+			_ = cmd.Process.Kill()
+			return errors.Join(errors.New("did not stop: killed"), <-exited)
+		}
+	}
+	line := make(chan error, 1)
+	go func() {
+		l, err := bufio.NewReader(stdout).ReadString('\n')
+		if err == nil && strings.TrimSpace(l) != childReady {
+			err = fmt.Errorf("said %q", l)
+		}
+		line <- err
+	}()
+	// fail kills the process and reaps it; lineRead says whether the
+	// reading goroutine already reported (else it ends at EOF and is
+	// waited for).
+	fail := func(err error, lineRead bool) error {
+		_ = cmd.Process.Kill()
+		werr := wait()
+		if !lineRead {
+			<-line
+		}
+		return fmt.Errorf("%s: %w (%v): %s", what, err, werr, lastLines(stderr.String(), 5))
+	}
+	timer := time.NewTimer(childTimeout)
+	defer timer.Stop()
+	select {
+	case err := <-line:
+		if err != nil {
+			return nil, fail(err, true)
+		}
+	case <-timer.C:
+		return nil, fail(errors.New("not ready in time"), false)
+	case <-ctx.Done():
+		return nil, fail(ctx.Err(), false)
+	}
+	return func() error {
+		_ = stdin.Close()
+		if err := wait(); err != nil {
+			return fmt.Errorf("%s: %w: %s", what, err, lastLines(stderr.String(), 5))
+		}
+		return nil
+	}, nil
+}
+
+// ZenohProc is the pure-Go Zenoh transport between this process and a
+// child process (the running executable started again, see [RunChild]),
+// linked over TCP on 127.0.0.1. Only the echo runs on it: the child is
+// side B.
+func ZenohProc() Transport {
+	return Transport{Name: "zenoh-proc", Floor: FloorTCP, Python: PythonZenohProc, EchoOnly: true, Open: openZenohProc}
+}
+
+func openZenohProc(ctx context.Context, size int) (*Link, error) {
+	a, err := zenoh.Open(ctx, zenoh.Config{Listen: []string{"tcp/127.0.0.1:0"}})
+	if err != nil {
+		return nil, err
+	}
+	prefix := "afor_bench/" + a.ZID() + "/"
+	return &Link{
+		A: zenohPeer(a, prefix, size),
+		EchoB: func(ctx context.Context, mode Mode) (func() error, error) {
+			return startChild(ctx, childConfig{Role: "echo", Connect: a.ListenAddrs()[0], Prefix: prefix, Mode: mode, Size: size})
+		},
+		Close: a.Close,
+	}, nil
+}

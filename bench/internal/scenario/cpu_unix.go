@@ -1,0 +1,18 @@
+//go:build unix
+
+package scenario
+
+import (
+	"syscall"
+	"time"
+)
+
+// cpuTime returns the process's user+system CPU time so far (0 where
+// getrusage is unavailable).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -1,0 +1,269 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/afor-go/afor/internal/peers"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	if handled, err := RunChild(); handled { // the remote side of zenoh-proc
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m)
+}
+
+func TestMsgRoundTrip(t *testing.T) {
+	for _, size := range []int{0, HeaderSize, 17, 4096} {
+		in := Msg{Seq: 1<<63 + 5, Stamp: -42}
+		b := AppendMsg([]byte("x"), in, size)
+		if want := 1 + max(size, HeaderSize); len(b) != want {
+			t.Fatalf("size %d: encoded %d bytes, want %d", size, len(b), want)
+		}
+		out, err := Codec{Size: size}.Decode(b[1:])
+		if err != nil || out.Seq != in.Seq || out.Stamp != in.Stamp || out.Body != nil {
+			t.Fatalf("size %d: decoded %+v, %v; want %+v", size, out, err, in)
+		}
+	}
+	if _, err := DecodeMsg(make([]byte, HeaderSize-1)); !errors.Is(err, ErrShortMessage) {
+		t.Fatalf("short message: %v, want ErrShortMessage", err)
+	}
+}
+
+func FuzzDecodeMsg(f *testing.F) {
+	f.Add([]byte{})
+	f.Add(make([]byte, HeaderSize-1))
+	f.Add(AppendMsg(nil, Msg{Seq: 7, Stamp: 9}, 64))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := DecodeMsg(b)
+		if len(b) < HeaderSize {
+			if !errors.Is(err, ErrShortMessage) {
+				t.Fatalf("%d bytes: err %v", len(b), err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		again := AppendMsg(nil, m, len(b))
+		if string(again[:HeaderSize]) != string(b[:HeaderSize]) {
+			t.Fatalf("header not preserved: %x vs %x", again[:HeaderSize], b[:HeaderSize])
+		}
+	})
+}
+
+func TestQuantile(t *testing.T) {
+	var s []time.Duration
+	for i := 1; i <= 1000; i++ {
+		s = append(s, time.Duration(1001-i))
+	}
+	l := Summarize(s)
+	want := Latency{Min: 1, Mean: 500, P50: 500, P90: 900, P99: 990, P999: 999, Max: 1000}
+	if *l != want {
+		t.Fatalf("got %+v, want %+v", *l, want)
+	}
+	if Summarize(nil) != nil || Quantile(nil, 0.5) != 0 {
+		t.Fatal("empty input must give nothing")
+	}
+	if got := Quantile([]time.Duration{3}, 0.999); got != 3 {
+		t.Fatalf("one sample: %v", got)
+	}
+}
+
+func TestEcho(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, tr := range Transports() {
+		for _, mode := range []Mode{ModeAfor, ModeNative} {
+			t.Run(tr.Name+"/"+string(mode), func(t *testing.T) {
+				e, err := NewEcho(ctx, tr, mode, 100)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for range 200 {
+					if err := e.RoundTrip(ctx); err != nil {
+						e.Close()
+						t.Fatal(err)
+					}
+				}
+				if e.seq != 400 {
+					t.Errorf("seq %d after 200 round trips", e.seq)
+				}
+				if err := e.Close(); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+	for _, f := range Floors() {
+		t.Run("floor/"+string(f), func(t *testing.T) {
+			r := RunEchoFloor(ctx, f, EchoConfig{Size: 64, Duration: 20 * time.Millisecond, Warmup: 10})
+			if r.Error != "" || r.Ops < 2 || r.NsPerOp <= 0 {
+				t.Fatalf("%+v", r)
+			}
+		})
+	}
+}
+
+func TestEchoBadMode(t *testing.T) {
+	if _, err := NewEcho(context.Background(), Mem(), ModeFloor, 16); !errors.Is(err, ErrBadConfig) {
+		t.Fatalf("err %v, want ErrBadConfig", err)
+	}
+}
+
+func TestThroughputLosesNothing(t *testing.T) {
+	ctx := context.Background()
+	for _, tr := range Transports() {
+		for _, mode := range []Mode{ModeAfor, ModeNative} {
+			t.Run(tr.Name+"/"+string(mode), func(t *testing.T) {
+				r := RunThroughput(ctx, tr, mode, ThroughputConfig{Size: 1000, Duration: 30 * time.Millisecond, Window: 8, Warmup: 20})
+				if tr.Name == "zenoh-proc" {
+					if r.Skipped == "" {
+						t.Fatalf("zenoh-proc runs only the echo: %+v", r)
+					}
+					return
+				}
+				if r.Error != "" || r.Dropped != 0 || r.Failed != 0 || r.Ops == 0 {
+					t.Fatalf("%+v", r)
+				}
+				if r.Sent != r.Ops+20 {
+					t.Errorf("sent %d, measured %d + warm-up 20", r.Sent, r.Ops)
+				}
+				if r.BytesPerSec != r.Rate*1000 {
+					t.Errorf("bytes/s %v, rate %v", r.BytesPerSec, r.Rate)
+				}
+			})
+		}
+	}
+	for _, f := range Floors() {
+		t.Run("floor/"+string(f), func(t *testing.T) {
+			r := RunThroughputFloor(ctx, f, ThroughputConfig{Size: 70000, Duration: 20 * time.Millisecond})
+			if f == FloorUDP {
+				if r.Skipped == "" {
+					t.Fatal("udp throughput must be skipped")
+				}
+				return
+			}
+			if r.Error != "" || r.Dropped != 0 || r.Failed != 0 || r.Ops == 0 {
+				t.Fatalf("%+v", r)
+			}
+		})
+	}
+}
+
+func TestLatency(t *testing.T) {
+	ctx := context.Background()
+	cfg := LatencyConfig{Size: 64, Period: 500 * time.Microsecond, Count: 40, Warmup: 5}
+	for _, tr := range Transports() {
+		for _, mode := range []Mode{ModeAfor, ModeNative} {
+			t.Run(tr.Name+"/"+string(mode), func(t *testing.T) {
+				r := RunLatency(ctx, tr, mode, cfg) // unbounded queue: nothing may drop
+				if tr.Name == "zenoh-proc" {
+					if r.Skipped == "" {
+						t.Fatalf("zenoh-proc runs only the echo: %+v", r)
+					}
+					return
+				}
+				if r.Error != "" || r.Dropped != 0 || r.Failed != 0 {
+					t.Fatalf("%+v", r)
+				}
+				if r.Ops != 40 || len(r.Samples) != 40 || r.Sent != 45 || r.Latency == nil {
+					t.Fatalf("ops %d samples %d sent %d", r.Ops, len(r.Samples), r.Sent)
+				}
+				if l := r.Latency; l.Min <= 0 || l.P50 < l.Min || l.P99 < l.P50 || l.Max < l.P999 {
+					t.Fatalf("inconsistent %+v", l)
+				}
+			})
+		}
+	}
+	for _, f := range []Floor{FloorChan, FloorTCP} {
+		t.Run("floor/"+string(f), func(t *testing.T) {
+			r := RunLatencyFloor(ctx, f, cfg)
+			if r.Error != "" || r.Dropped != 0 || r.Failed != 0 || r.Ops != 40 {
+				t.Fatalf("%+v", r)
+			}
+		})
+	}
+	r := RunLatency(ctx, Mem(), ModeAfor, LatencyConfig{Period: time.Millisecond})
+	if r.Error == "" {
+		t.Fatal("count 0 must fail")
+	}
+}
+
+func TestRequest(t *testing.T) {
+	ctx := context.Background()
+	r := RunRequest(ctx, Mem(), ModeAfor, 32, 20*time.Millisecond, 10, nil)
+	if r.Error != "" || r.Ops == 0 || r.Failed != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if r := RunRequest(ctx, Mem(), ModeNative, 32, time.Millisecond, 0, nil); r.Skipped == "" {
+		t.Fatalf("native request must be skipped: %+v", r)
+	}
+	if r := RunRequest(ctx, Zenoh(), ModeAfor, 32, time.Millisecond, 0, nil); r.Skipped == "" && r.Error != "" {
+		t.Fatalf("zenoh request: %+v", r)
+	}
+	f := RunRequestFloor(ctx, FloorChan, 32, 20*time.Millisecond, 10, nil)
+	if f.Error != "" || f.Ops == 0 || f.Scenario != "request" {
+		t.Fatalf("%+v", f)
+	}
+}
+
+func TestPythonEcho(t *testing.T) {
+	py := peers.Python(t, PythonModules()...)
+	if err := CheckPython(context.Background(), py); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []PythonMode{PythonInproc, PythonZenoh, PythonZenohProc} {
+		r, rep := RunEchoPython(context.Background(), py, mode, 200*time.Millisecond, 50*time.Millisecond)
+		if r.Error != "" || r.Ops <= 0 || rep == nil || rep.Afor == "" {
+			t.Fatalf("%s: %+v %+v", mode, r, rep)
+		}
+	}
+	if err := CheckPython(context.Background(), ""); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("no interpreter: %v", err)
+	}
+}
+
+func TestCombine(t *testing.T) {
+	runs := []Result{
+		{NsPerOp: 30, Sent: 1, Dropped: 1},
+		{NsPerOp: 10, Sent: 2, Late: 2},
+		{NsPerOp: 20, Sent: 3, Failed: 3},
+	}
+	m := Combine(runs, false)
+	if m.NsPerOp != 20 || m.Runs != 3 || m.MinNsPerOp != 10 || m.MaxNsPerOp != 30 ||
+		m.Sent != 6 || m.Dropped != 1 || m.Late != 2 || m.Failed != 3 {
+		t.Fatalf("median: %+v", m)
+	}
+	if b := Combine(runs, true); b.NsPerOp != 10 || b.Sent != 6 {
+		t.Fatalf("best: %+v", b)
+	}
+	bad := Combine(append(runs, Result{Error: "boom"}), false)
+	if bad.Error != "boom" || bad.Runs != 4 {
+		t.Fatalf("a failed run must show: %+v", bad)
+	}
+	if r := Combine(nil, false); r.Runs != 0 || r.Name() != "///0B" {
+		t.Fatal("no runs")
+	}
+}
+
+func TestChildFailureIsReported(t *testing.T) {
+	_, err := startChild(context.Background(), childConfig{Role: "bogus"})
+	if err == nil || !strings.Contains(err.Error(), `child role "bogus"`) {
+		t.Fatalf("err %v: want the child's own error", err)
+	}
+	if handled, err := RunChild(); handled || err != nil {
+		t.Fatalf("not a child: handled %v, err %v", handled, err)
+	}
+}

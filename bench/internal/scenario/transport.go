@@ -1,0 +1,100 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/afor-go/afor"
+	"github.com/afor-go/afor/transport/mem"
+)
+
+// Transport is a pluggable carrier of [Msg] values. Adding a transport to
+// the harness means writing one such value: every scenario runs on it.
+type Transport struct {
+	// Name names the transport in reports ("mem", "zenoh", ...).
+	Name string
+	// Floor names the [Floor] that the transport's afor rows are compared
+	// with ("chan" in memory, "tcp" over sockets).
+	Floor Floor
+	// Python names the [PythonMode] its echo is compared with, if any.
+	Python PythonMode
+	// EchoOnly marks a transport whose links run only the echo (their side
+	// B lives in another process, see Link.EchoB).
+	EchoOnly bool
+	// Open sets up a fresh, isolated link for one measurement: its own bus
+	// or sessions and key expressions. size is the message size in bytes.
+	Open func(ctx context.Context, size int) (*Link, error)
+}
+
+// Link is an open transport: two peers, A and B, that may be the same
+// object (one bus, one session) or two ends of a connection.
+type Link struct {
+	A, B Peer
+	// EchoB, when set, runs side B of the echo outside this process (B's
+	// Peer functions are then unused): it starts a responder answering in
+	// mode and returns the function that stops it. Scenarios other than
+	// echo are unsupported on such links.
+	EchoB func(ctx context.Context, mode Mode) (stop func() error, err error)
+	// Close releases the link; it must end every subscription.
+	Close func() error
+}
+
+// Peer is one side of a link. Scenarios subscribe before they publish, and
+// use each publisher from one goroutine at a time.
+type Peer struct {
+	// Publisher returns a function publishing on key. It may wait (within
+	// ctx) until the subscribers already declared on the link are reachable.
+	Publisher func(ctx context.Context, key string) (func(ctx context.Context, m Msg) error, error)
+	// Subscribe returns an afor.Sub of the messages on key (mode afor).
+	Subscribe func(key string, opts ...afor.Option) (*afor.Sub[Msg], error)
+	// Callback calls f for every message on key from the transport's own
+	// delivery goroutine, without afor (mode native).
+	Callback func(key string, f func(Msg)) (stop func(), err error)
+	// Server and Client make a request/reply pair on key; nil when the
+	// transport has no request/reply.
+	Server func(key string) (*afor.Server[Msg, Msg], error)
+	Client func(key string) (*afor.Client[Msg, Msg], error)
+}
+
+// Transports returns every transport of the harness, in report order.
+func Transports() []Transport { return []Transport{Mem(), Zenoh(), ZenohTCP(), ZenohProc()} }
+
+// Mem is the in-process bus of package transport/mem: messages are passed
+// by value (Body is shared, never copied).
+func Mem() Transport {
+	return Transport{Name: "mem", Floor: FloorChan, Python: PythonInproc, Open: openMem}
+}
+
+func openMem(_ context.Context, size int) (*Link, error) {
+	bus := mem.NewBus()
+	body := make([]byte, max(size, HeaderSize)-HeaderSize)
+	p := Peer{
+		Publisher: func(_ context.Context, key string) (func(context.Context, Msg) error, error) {
+			pub, err := mem.NewPublisher[Msg](bus, key)
+			if err != nil {
+				return nil, err
+			}
+			return func(_ context.Context, m Msg) error {
+				m.Body = body
+				if pub.Publish(m) == 0 {
+					return fmt.Errorf("mem: %s: no subscriber took the message", key)
+				}
+				return nil
+			}, nil
+		},
+		Subscribe: func(key string, opts ...afor.Option) (*afor.Sub[Msg], error) {
+			return mem.Subscribe[Msg](bus, key, opts...)
+		},
+		Callback: func(key string, f func(Msg)) (func(), error) {
+			sub, err := mem.Subscribe[Msg](bus, key)
+			if err != nil {
+				return nil, err
+			}
+			sub.OnInput(f)
+			return sub.Close, nil
+		},
+		Server: func(key string) (*afor.Server[Msg, Msg], error) { return mem.NewServer[Msg, Msg](bus, key) },
+		Client: func(key string) (*afor.Client[Msg, Msg], error) { return mem.NewClient[Msg, Msg](bus, key) },
+	}
+	return &Link{A: p, B: p, Close: func() error { bus.Close(); return nil }}, nil
+}

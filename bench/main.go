@@ -1,0 +1,422 @@
+// Command bench measures what afor costs: the same scenarios run over each
+// transport in two modes, afor (a Sub and its iterators) and native (the
+// transport's own callback), next to floor rows measured in the same run (a
+// raw Go channel, TCP and UDP loopback ping-pong of the same size) and the
+// Python afor's own echo.
+//
+// Scenarios:
+//
+//   - echo: the Python library's pattern, two topics and one message in
+//     flight, each side answering the other; hops per second and time per hop.
+//   - latency: time-stamped messages at a fixed -period; p50, p90, p99,
+//     p99.9 and max of the one-way latency, with dropped, late and failed
+//     counts.
+//   - throughput: one-way messages and bytes per second over the -sizes
+//     sweep, with a flow-control window so no queue overflows.
+//   - request: round trips through afor's Server and Client.
+//
+// Usage:
+//
+//	go run ./bench                          # everything, about a minute
+//	go run ./bench -short                   # every scenario in seconds
+//	go run ./bench -scenarios echo -duration 5s -json out.json
+//
+// Ratios in the tables divide the afor row's time per operation by the
+// native or floor row's: 1.00x means no overhead, 2.00x twice the time. The
+// python column divides the Python afor's time per hop by Go afor's.
+//
+// Numbers depend on the machine and its load: compare rows of one run, and
+// use go test -bench in bench/internal/scenario with benchstat to compare
+// commits.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/afor-go/afor/bench/internal/scenario"
+	"github.com/afor-go/afor/internal/peers"
+)
+
+func main() {
+	// Started by the zenoh-proc rows as their remote side: be that side.
+	if handled, err := scenario.RunChild(); handled {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitWarning = 1 // -fail-on-warning and something was dropped or failed
+	exitUsage   = 2 // bad flags, or an output could not be written
+)
+
+// Config is the run's configuration, as given by the flags.
+type Config struct {
+	Scenarios     []string      `json:"scenarios"`
+	Transports    []string      `json:"transports"`
+	Modes         []string      `json:"modes"`
+	Duration      time.Duration `json:"duration_ns"`
+	Warmup        int           `json:"warmup"`
+	Count         int           `json:"count"`
+	Period        time.Duration `json:"period_ns"`
+	Size          int           `json:"size"`
+	Sizes         []int         `json:"sizes"`
+	Window        int           `json:"window"`
+	Repeat        int           `json:"repeat"`
+	Pick          string        `json:"pick"`
+	Queue         int           `json:"queue"`
+	Python        string        `json:"python"`
+	Short         bool          `json:"short"`
+	FailOnWarning bool          `json:"fail_on_warning"`
+	JSON          string        `json:"-"`
+	Plot          string        `json:"-"`
+	Quiet         bool          `json:"-"`
+}
+
+func allScenarios() []string { return []string{"echo", "latency", "throughput", "request"} }
+
+func allModes() []string { return []string{"afor", "native", "floor", "python"} }
+
+func transportNames() []string {
+	var names []string
+	for _, t := range scenario.Transports() {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
+// parseFlags reads args into a Config; -short changes the defaults of the
+// flags not given.
+func parseFlags(args []string, stderr io.Writer) (Config, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c Config
+	var scen, trans, modes, sizes string
+	fs.StringVar(&scen, "scenarios", strings.Join(allScenarios(), ","), "comma-separated scenarios to run: "+strings.Join(allScenarios(), ", "))
+	fs.StringVar(&trans, "transports", strings.Join(transportNames(), ","), "comma-separated transports: mem (in-process bus), zenoh (one pure-Go Zenoh session),\nzenoh-tcp (two pure-Go Zenoh sessions over TCP on 127.0.0.1), zenoh-proc (this process and\na child process over TCP on 127.0.0.1; echo only)")
+	fs.StringVar(&modes, "modes", strings.Join(allModes(), ","), "comma-separated row kinds: afor (Sub and its iterators), native (the transport's own\ncallback), floor (raw Go channel, TCP and UDP loopback), python (the Python afor's echo)")
+	fs.IntVar(&c.Repeat, "repeat", 3, "run every row this many times, round robin, and report the median run with the spread\n(a shared or loaded machine makes single runs noisy)")
+	fs.StringVar(&c.Pick, "pick", "median", "which of the -repeat runs a row shows: median, or best (the fastest: on a busy\nmachine, the closest to what the code costs when it gets the CPU)")
+	fs.DurationVar(&c.Duration, "duration", time.Second, "measured time of every echo, throughput and request row (Python echo rows too)")
+	fs.IntVar(&c.Warmup, "warmup", 100, "round trips (echo, request) or messages (latency, throughput) before measuring")
+	fs.IntVar(&c.Count, "count", 2000, "latency: messages measured per row")
+	fs.DurationVar(&c.Period, "period", time.Millisecond, "latency: time between two messages")
+	fs.IntVar(&c.Size, "size", 64, "message size in bytes for echo, latency and request (at least 16, the header)")
+	fs.StringVar(&sizes, "sizes", "16,256,4096,65536,1048576", "throughput: comma-separated message sizes in bytes")
+	fs.IntVar(&c.Window, "window", scenario.DefaultWindow, "throughput: most messages in flight (the afor queue holds twice as many)")
+	fs.IntVar(&c.Queue, "queue", scenario.DefaultLatencyQueue, "latency: afor ListenReliable queue size (0 = unbounded); overflows count as dropped")
+	fs.StringVar(&c.Python, "python", "", "Python interpreter with asyncio_for_robotics, uvloop and zenoh (default $"+peers.EnvPython+",\nelse <module root>/.venv/bin/python); python rows are skipped with a warning without it")
+	fs.StringVar(&c.JSON, "json", "", "write the report as JSON to `FILE` (machine, Go version, configuration, results, warnings)")
+	fs.StringVar(&c.Plot, "plot", "", "write the latency distributions as a PNG to `FILE` (needs a build with -tags "+plotTag+")")
+	fs.BoolVar(&c.FailOnWarning, "fail-on-warning", false, "exit with status 1 when any row dropped or failed a message or ended with an error\n(late messages, noisy rows and skipped rows are reported but do not fail)")
+	fs.BoolVar(&c.Short, "short", false, "smoke mode: every scenario in seconds (-duration 100ms -count 100 -warmup 10\n-sizes 16,4096,65536 -repeat 1 unless given)")
+	fs.BoolVar(&c.Quiet, "q", false, "no progress lines on stderr")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: go run ./bench [flags]\n\n"+
+			"Measures afor against the native transports, the machine's floor and the Python afor.\n"+
+			"Prints one table per scenario; ratios divide afor's time per operation by the other row's.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if c.Short {
+		if !set["duration"] {
+			c.Duration = 100 * time.Millisecond
+		}
+		if !set["count"] {
+			c.Count = 100
+		}
+		if !set["warmup"] {
+			c.Warmup = 10
+		}
+		if !set["sizes"] {
+			sizes = "16,4096,65536"
+		}
+		if !set["repeat"] {
+			c.Repeat = 1
+		}
+	}
+	var err error
+	if c.Scenarios, err = list(scen, allScenarios(), "scenario"); err != nil {
+		return c, err
+	}
+	if c.Transports, err = list(trans, transportNames(), "transport"); err != nil {
+		return c, err
+	}
+	if c.Modes, err = list(modes, allModes(), "mode"); err != nil {
+		return c, err
+	}
+	for _, s := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 0 || n > 64<<20 {
+			return c, fmt.Errorf("-sizes: bad size %q (want 0 to 64 MiB)", s)
+		}
+		c.Sizes = append(c.Sizes, max(n, scenario.HeaderSize))
+	}
+	switch {
+	case c.Duration <= 0:
+		return c, errors.New("-duration must be positive")
+	case c.Period <= 0:
+		return c, errors.New("-period must be positive")
+	case c.Count <= 0:
+		return c, errors.New("-count must be positive")
+	case c.Warmup < 0 || c.Window <= 0 || c.Queue < 0 || c.Repeat <= 0:
+		return c, errors.New("-warmup and -queue must not be negative, -window and -repeat must be positive")
+	case c.Pick != "median" && c.Pick != "best":
+		return c, fmt.Errorf("-pick %q: want median or best", c.Pick)
+	case c.Size < 0 || c.Size > 64<<20:
+		return c, errors.New("-size must be between 0 and 64 MiB")
+	}
+	c.Size = max(c.Size, scenario.HeaderSize)
+	if c.Python == "" {
+		c.Python = peers.PythonPath()
+	}
+	return c, nil
+}
+
+func list(s string, known []string, what string) ([]string, error) {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		x = strings.TrimSpace(x)
+		if x == "" {
+			continue
+		}
+		if !slices.Contains(known, x) {
+			return nil, fmt.Errorf("unknown %s %q (known: %s)", what, x, strings.Join(known, ", "))
+		}
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+// run is the command; it returns the exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "bench:", err)
+		return exitUsage
+	}
+	rep := newReport(cfg)
+	rows := plan(cfg, rep)
+	prog := newProgress(stderr, cfg.Quiet, len(rows)*cfg.Repeat)
+	runs := make([][]scenario.Result, len(rows))
+	for k := range cfg.Repeat { // round robin: a load change hits every row alike
+		for i, row := range rows {
+			if ctx.Err() != nil {
+				break
+			}
+			prog.start(k*len(rows)+i, row.name)
+			runs[i] = append(runs[i], row.run(ctx, prog.update))
+		}
+	}
+	prog.done()
+	for i, row := range rows {
+		if len(runs[i]) == 0 {
+			rep.warn(row.name, "skipped", "interrupted")
+			continue
+		}
+		rep.Results = append(rep.Results, scenario.Combine(runs[i], cfg.Pick == "best"))
+	}
+	rep.finish()
+	rep.writeTables(stdout)
+	code := exitOK
+	if cfg.JSON != "" {
+		if err := rep.writeJSON(cfg.JSON); err != nil {
+			fmt.Fprintln(stderr, "bench: -json:", err)
+			code = exitUsage
+		}
+	}
+	if cfg.Plot != "" {
+		if err := writePlot(cfg.Plot, rep.Results); err != nil {
+			fmt.Fprintln(stderr, "bench: -plot:", err)
+			code = exitUsage
+		}
+	}
+	if code == exitOK && cfg.FailOnWarning && rep.failing() > 0 {
+		fmt.Fprintf(stderr, "bench: %d warning(s) about dropped or failed messages (-fail-on-warning)\n", rep.failing())
+		code = exitWarning
+	}
+	return code
+}
+
+// row is one planned measurement.
+type row struct {
+	name string
+	run  func(ctx context.Context, p scenario.Progress) scenario.Result
+}
+
+// plan lists the rows of the run in report order.
+func plan(cfg Config, rep *Report) []row {
+	var rows []row
+	has := func(m string) bool { return slices.Contains(cfg.Modes, m) }
+	var trs []scenario.Transport
+	for _, t := range scenario.Transports() {
+		if slices.Contains(cfg.Transports, t.Name) {
+			trs = append(trs, t)
+		}
+	}
+	modes := []scenario.Mode{}
+	for _, m := range []scenario.Mode{scenario.ModeAfor, scenario.ModeNative} {
+		if has(string(m)) {
+			modes = append(modes, m)
+		}
+	}
+	name := func(s, t string, m scenario.Mode, size int) string {
+		return fmt.Sprintf("%s/%s/%s/%dB", s, t, m, size)
+	}
+	all := trs
+	for _, sc := range cfg.Scenarios {
+		trs = all
+		if sc != "echo" { // transports whose other side is a child process run only the echo
+			trs = slices.DeleteFunc(slices.Clone(all), func(t scenario.Transport) bool { return t.EchoOnly })
+		}
+		switch sc {
+		case "echo":
+			ec := scenario.EchoConfig{Size: cfg.Size, Duration: cfg.Duration, Warmup: cfg.Warmup}
+			for _, t := range trs {
+				for _, m := range modes {
+					rows = append(rows, row{name(sc, t.Name, m, cfg.Size), func(ctx context.Context, p scenario.Progress) scenario.Result {
+						ec := ec
+						ec.Progress = p
+						return scenario.RunEcho(ctx, t, m, ec)
+					}})
+				}
+			}
+			if has("floor") {
+				for _, f := range scenario.Floors() {
+					rows = append(rows, row{name(sc, string(f), scenario.ModeFloor, cfg.Size), func(ctx context.Context, p scenario.Progress) scenario.Result {
+						ec := ec
+						ec.Progress = p
+						return scenario.RunEchoFloor(ctx, f, ec)
+					}})
+				}
+			}
+			if has("python") {
+				rows = append(rows, pythonRows(cfg, rep, trs)...)
+			}
+		case "latency":
+			lc := scenario.LatencyConfig{Size: cfg.Size, Period: cfg.Period, Count: cfg.Count, Warmup: cfg.Warmup, Queue: cfg.Queue}
+			for _, t := range trs {
+				for _, m := range modes {
+					rows = append(rows, row{name(sc, t.Name, m, cfg.Size), func(ctx context.Context, p scenario.Progress) scenario.Result {
+						lc := lc
+						lc.Progress = p
+						return scenario.RunLatency(ctx, t, m, lc)
+					}})
+				}
+			}
+			if has("floor") {
+				for _, f := range scenario.Floors() {
+					rows = append(rows, row{name(sc, string(f), scenario.ModeFloor, cfg.Size), func(ctx context.Context, p scenario.Progress) scenario.Result {
+						lc := lc
+						lc.Progress = p
+						return scenario.RunLatencyFloor(ctx, f, lc)
+					}})
+				}
+			}
+		case "throughput":
+			for _, size := range cfg.Sizes {
+				tc := scenario.ThroughputConfig{Size: size, Duration: cfg.Duration, Window: cfg.Window, Warmup: cfg.Warmup}
+				for _, t := range trs {
+					for _, m := range modes {
+						rows = append(rows, row{name(sc, t.Name, m, size), func(ctx context.Context, p scenario.Progress) scenario.Result {
+							tc := tc
+							tc.Progress = p
+							return scenario.RunThroughput(ctx, t, m, tc)
+						}})
+					}
+				}
+				if has("floor") {
+					for _, f := range []scenario.Floor{scenario.FloorChan, scenario.FloorTCP} {
+						rows = append(rows, row{name(sc, string(f), scenario.ModeFloor, size), func(ctx context.Context, p scenario.Progress) scenario.Result {
+							tc := tc
+							tc.Progress = p
+							return scenario.RunThroughputFloor(ctx, f, tc)
+						}})
+					}
+				}
+			}
+		case "request":
+			for _, t := range trs {
+				if !has("afor") {
+					break
+				}
+				rows = append(rows, row{name(sc, t.Name, scenario.ModeAfor, cfg.Size), func(ctx context.Context, p scenario.Progress) scenario.Result {
+					return scenario.RunRequest(ctx, t, scenario.ModeAfor, cfg.Size, cfg.Duration, cfg.Warmup, p)
+				}})
+			}
+			if has("floor") {
+				for _, f := range scenario.Floors() {
+					rows = append(rows, row{name(sc, string(f), scenario.ModeFloor, cfg.Size), func(ctx context.Context, p scenario.Progress) scenario.Result {
+						return scenario.RunRequestFloor(ctx, f, cfg.Size, cfg.Duration, cfg.Warmup, p)
+					}})
+				}
+			}
+		}
+	}
+	return rows
+}
+
+// pythonRows plans the Python afor's echo rows matching the selected
+// transports, or warns that they cannot run.
+func pythonRows(cfg Config, rep *Report, trs []scenario.Transport) []row {
+	var modes []scenario.PythonMode
+	for _, t := range trs {
+		if t.Python != "" && !slices.Contains(modes, t.Python) {
+			modes = append(modes, t.Python)
+		}
+	}
+	if len(modes) == 0 {
+		return nil
+	}
+	check, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := scenario.CheckPython(check, cfg.Python); err != nil {
+		for _, m := range modes {
+			rep.warn("echo/python-"+string(m)+"/python", "skipped",
+				fmt.Sprintf("Python afor unavailable (%v); install with: .venv/bin/pip install -r .ci/requirements-bench.txt -r .ci/requirements-zenoh.txt, or set -python", err))
+		}
+		return nil
+	}
+	var rows []row
+	for _, m := range modes {
+		rows = append(rows, row{"echo/python-" + string(m) + "/python", func(ctx context.Context, _ scenario.Progress) scenario.Result {
+			r, info := scenario.RunEchoPython(ctx, cfg.Python, m, cfg.Duration, 100*time.Millisecond)
+			if info != nil { // keep the versions; the row has the numbers
+				rep.Python = &scenario.PythonReport{Python: info.Python, Afor: info.Afor, Zenoh: info.Zenoh, Uvloop: info.Uvloop}
+			}
+			return r
+		}})
+	}
+	return rows
+}

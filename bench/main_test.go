@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/afor-go/afor/bench/internal/scenario"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	if handled, err := scenario.RunChild(); handled { // the remote side of zenoh-proc
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// TestSmoke runs every scenario of the harness in its -short mode, so that
+// go test ./bench/... fails when the harness breaks. It checks that the
+// rows ran and lost nothing where nothing may be lost, never how fast they
+// were.
+func TestSmoke(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "report.json")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"-short", "-json", out}, &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Machine.Cores <= 0 || rep.Go.Version == "" || !rep.Config.Short || rep.Config.Repeat != 1 {
+		t.Errorf("machine %+v, go %+v, config %+v", rep.Machine, rep.Go, rep.Config)
+	}
+	count := map[string]int{}
+	for _, r := range rep.Results {
+		name := r.Name()
+		if r.Skipped != "" {
+			// zenoh has no request/reply yet; zenoh-proc runs only the echo.
+			zenohRequest := r.Scenario == "request" && strings.HasPrefix(r.Transport, "zenoh")
+			proc := r.Transport == "zenoh-proc" && r.Scenario != "echo"
+			if !zenohRequest && !proc {
+				t.Errorf("%s skipped: %s", name, r.Skipped)
+			}
+			continue
+		}
+		count[r.Scenario+"/"+string(r.Mode)]++
+		if r.Error != "" || r.Ops <= 0 || r.NsPerOp <= 0 {
+			t.Errorf("%s: ops %d, ns/op %v, error %q", name, r.Ops, r.NsPerOp, r.Error)
+		}
+		// Latency rows may drop on a loaded machine (a bounded afor queue,
+		// UDP); everything else is lossless by construction.
+		if r.Scenario != "latency" && (r.Dropped != 0 || r.Failed != 0) {
+			t.Errorf("%s: dropped %d, failed %d", name, r.Dropped, r.Failed)
+		}
+		if r.Scenario == "latency" && (r.Latency == nil || r.Failed != 0) {
+			t.Errorf("%s: latency %+v, failed %d", name, r.Latency, r.Failed)
+		}
+	}
+	for _, k := range []string{"echo/afor", "echo/native", "echo/floor", "latency/afor", "latency/native",
+		"latency/floor", "throughput/afor", "throughput/native", "throughput/floor", "request/afor", "request/floor"} {
+		if count[k] == 0 {
+			t.Errorf("no %s row", k)
+		}
+	}
+	if !slices.ContainsFunc(rep.Results, func(r scenario.Result) bool {
+		return r.Name() == "echo/zenoh-proc/afor/64B" && r.Ops > 0
+	}) {
+		t.Error("no cross-process echo")
+	}
+	if os.Getenv("CI") != "" && count["echo/python"] != 3 {
+		t.Errorf("CI: %d python echo rows, want 3 (is .ci/requirements-bench.txt installed?)", count["echo/python"])
+	}
+	if len(rep.Ratios) == 0 {
+		t.Error("no ratios")
+	}
+	for _, want := range []string{"== echo", "== latency", "== throughput", "== request", "afor/native", "afor/floor"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, &stdout)
+		}
+	}
+}
+
+func TestFlags(t *testing.T) {
+	var stderr bytes.Buffer
+	if code := run(context.Background(), []string{"-h"}, &bytes.Buffer{}, &stderr); code != exitOK {
+		t.Fatalf("-h: exit %d", code)
+	}
+	for _, f := range []string{"scenarios", "transports", "modes", "duration", "warmup", "count", "period", "size",
+		"sizes", "window", "queue", "repeat", "python", "json", "plot", "fail-on-warning", "short", "q"} {
+		if !strings.Contains(stderr.String(), "-"+f) {
+			t.Errorf("-h does not explain -%s", f)
+		}
+	}
+	for _, args := range [][]string{{"-scenarios", "nope"}, {"-transports", "carrier-pigeon"}, {"-period", "0s"},
+		{"-sizes", "1,x"}, {"-repeat", "0"}, {"extra"}} {
+		if code := run(context.Background(), args, &bytes.Buffer{}, &bytes.Buffer{}); code != exitUsage {
+			t.Errorf("%q: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+	c, err := parseFlags([]string{"-short", "-count", "7", "-size", "3"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Duration != 100*time.Millisecond || c.Count != 7 || c.Repeat != 1 || c.Size != scenario.HeaderSize || len(c.Sizes) != 3 {
+		t.Errorf("-short defaults: %+v", c)
+	}
+}
+
+func TestFailOnWarning(t *testing.T) {
+	rep := newReport(Config{})
+	rep.Results = []scenario.Result{
+		{Scenario: "latency", Transport: "mem", Mode: scenario.ModeAfor, Size: 16, NsPerOp: 1, Late: 3},
+		{Scenario: "request", Transport: "zenoh", Mode: scenario.ModeAfor, Size: 16, Skipped: "no"},
+	}
+	rep.finish()
+	if n := rep.failing(); n != 0 {
+		t.Fatalf("late and skipped rows must not fail: %d (%+v)", n, rep.Warnings)
+	}
+	results := append(rep.Results, scenario.Result{Scenario: "latency", Transport: "mem", Mode: scenario.ModeNative, Size: 16, NsPerOp: 1, Dropped: 1, Sent: 9})
+	rep = newReport(Config{})
+	rep.Results = results
+	rep.finish()
+	if n := rep.failing(); n != 1 {
+		t.Fatalf("a drop must fail: %d (%+v)", n, rep.Warnings)
+	}
+	if len(rep.Ratios) != 1 || rep.Ratios[0].OverNative != 1 {
+		t.Fatalf("ratios %+v", rep.Ratios)
+	}
+	// The run's exit status: a one-row run whose rows cannot drop passes.
+	args := []string{"-short", "-q", "-fail-on-warning", "-scenarios", "echo", "-transports", "mem", "-modes", "afor"}
+	if code := run(context.Background(), args, &bytes.Buffer{}, &bytes.Buffer{}); code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+}

@@ -1,0 +1,501 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/afor-go/afor/bench/internal/scenario"
+	"github.com/afor-go/afor/internal/peers"
+)
+
+// Report is the outcome of a run, as written by -json.
+type Report struct {
+	Started  time.Time              `json:"started"`
+	Finished time.Time              `json:"finished"`
+	Machine  Machine                `json:"machine"`
+	Go       GoInfo                 `json:"go"`
+	Python   *scenario.PythonReport `json:"python,omitempty"`
+	Config   Config                 `json:"config"`
+	Results  []scenario.Result      `json:"results"`
+	Ratios   []Ratio                `json:"ratios"`
+	Warnings []Warning              `json:"warnings"`
+	Notes    []string               `json:"notes"`
+	byName   map[string]*scenario.Result
+}
+
+// Machine describes where the run happened.
+type Machine struct {
+	CPU        string `json:"cpu"`
+	Cores      int    `json:"cores"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	OS         string `json:"os"`
+	Arch       string `json:"arch"`
+	// LoadStart and LoadEnd are /proc/loadavg at the start and the end:
+	// a load near or above Cores means noisy numbers.
+	LoadStart string `json:"loadavg_start,omitempty"`
+	LoadEnd   string `json:"loadavg_end,omitempty"`
+}
+
+// GoInfo is the toolchain and the code measured.
+type GoInfo struct {
+	Version  string `json:"version"`
+	Revision string `json:"vcs_revision,omitempty"`
+	Modified bool   `json:"vcs_modified,omitempty"`
+}
+
+// Ratio compares an afor row with the rows under it. Each ratio divides
+// afor's time per operation by the other row's (the Python one the other
+// way round: how many times faster Go afor is).
+type Ratio struct {
+	Row          string  `json:"row"`
+	OverNative   float64 `json:"afor_over_native,omitempty"`
+	Floor        string  `json:"floor,omitempty"`
+	OverFloor    float64 `json:"afor_over_floor,omitempty"`
+	PythonOverGo float64 `json:"python_over_afor,omitempty"`
+}
+
+// Warning is something a reader of the numbers must know. Kinds dropped
+// and failed make -fail-on-warning fail; late, noisy and skipped do not.
+type Warning struct {
+	Row     string `json:"row"`
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+func newReport(cfg Config) *Report {
+	return &Report{
+		Started: time.Now(),
+		Machine: Machine{
+			CPU:        cpuModel(),
+			Cores:      runtime.NumCPU(),
+			GOMAXPROCS: runtime.GOMAXPROCS(0),
+			OS:         runtime.GOOS,
+			Arch:       runtime.GOARCH,
+			LoadStart:  loadAvg(),
+		},
+		Go:       goInfo(),
+		Config:   cfg,
+		Ratios:   []Ratio{},
+		Warnings: []Warning{},
+		Notes: []string{
+			"ratios divide afor's time per operation by the native or floor row's: 1.00x is no overhead",
+			"mem native and zenoh native answer inside the publisher's call (no goroutine switch); afor hands every message to a consumer goroutine",
+			"zenoh native is DeclareSubscriber, whose Sample copies the payload; zenoh afor is SubscribeCodec, which decodes in place",
+			"zenoh-proc runs only the echo: its side B is a child process (this executable started again); its cpu counts this process only",
+		},
+	}
+}
+
+func (r *Report) warn(row, kind, msg string) {
+	r.Warnings = append(r.Warnings, Warning{Row: row, Kind: kind, Message: msg})
+}
+
+// finish derives the ratios and the warnings from the results.
+func (r *Report) finish() {
+	r.Finished = time.Now()
+	r.Ratios = r.Ratios[:0]
+	r.Machine.LoadEnd = loadAvg()
+	r.byName = map[string]*scenario.Result{}
+	for i := range r.Results {
+		res := &r.Results[i]
+		r.byName[key(res.Scenario, res.Transport, res.Mode, res.Size)] = res
+		name := res.Name()
+		switch {
+		case res.Skipped != "":
+			r.warn(name, "skipped", res.Skipped)
+			continue
+		case res.Error != "":
+			r.warn(name, "failed", res.Error)
+		case res.Failed > 0:
+			r.warn(name, "failed", fmt.Sprintf("%d messages undecodable, duplicated or out of order", res.Failed))
+		}
+		if res.Dropped > 0 {
+			r.warn(name, "dropped", fmt.Sprintf("%d of %d messages never delivered", res.Dropped, res.Sent))
+		}
+		if res.Late > 0 {
+			r.warn(name, "late", fmt.Sprintf("%d messages took longer than the period", res.Late))
+		}
+		// A busy-looping row that got little CPU was mostly waiting for the
+		// machine: its time measures the machine's load, not the code. (The
+		// -proc rows count one of their two processes only.)
+		if res.Scenario != "latency" && res.CPU > 0 && res.CPU < minBusyCPU && !strings.HasSuffix(res.Transport, "-proc") {
+			r.warn(name, "noisy", fmt.Sprintf("the process got %.0f%% of a core during this row: the machine was busy", res.CPU))
+		}
+	}
+	trs := map[string]scenario.Transport{}
+	for _, t := range scenario.Transports() {
+		trs[t.Name] = t
+	}
+	for _, res := range r.Results {
+		if res.Mode != scenario.ModeAfor || !ok(&res) {
+			continue
+		}
+		t := trs[res.Transport]
+		ra := Ratio{Row: res.Name(), Floor: string(t.Floor)}
+		if n := r.get(res.Scenario, res.Transport, scenario.ModeNative, res.Size); n != nil {
+			ra.OverNative = res.NsPerOp / n.NsPerOp
+		}
+		if f := r.get(res.Scenario, string(t.Floor), scenario.ModeFloor, res.Size); f != nil {
+			ra.OverFloor = res.NsPerOp / f.NsPerOp
+		}
+		if t.Python != "" {
+			if p := r.get(res.Scenario, "python-"+string(t.Python), scenario.ModePython, 0); p != nil {
+				ra.PythonOverGo = p.NsPerOp / res.NsPerOp
+			}
+		}
+		r.Ratios = append(r.Ratios, ra)
+	}
+}
+
+// minBusyCPU is the CPU share (% of one core) below which a row that
+// should keep a core busy is flagged as noisy.
+const minBusyCPU = 50
+
+func key(scen, transport string, mode scenario.Mode, size int) string {
+	return fmt.Sprintf("%s/%s/%s/%d", scen, transport, mode, size)
+}
+
+func ok(r *scenario.Result) bool { return r.Skipped == "" && r.Error == "" && r.NsPerOp > 0 }
+
+// get returns a usable row, or nil.
+func (r *Report) get(scen, transport string, mode scenario.Mode, size int) *scenario.Result {
+	res := r.byName[key(scen, transport, mode, size)]
+	if res == nil || !ok(res) {
+		return nil
+	}
+	return res
+}
+
+func (r *Report) ratio(res scenario.Result) Ratio {
+	for _, ra := range r.Ratios {
+		if ra.Row == res.Name() {
+			return ra
+		}
+	}
+	return Ratio{}
+}
+
+// failing counts the warnings that make -fail-on-warning fail.
+func (r *Report) failing() int {
+	n := 0
+	for _, w := range r.Warnings {
+		if w.Kind == "dropped" || w.Kind == "failed" {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *Report) writeJSON(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// writeTables prints the machine, one table per scenario, and the warnings.
+func (r *Report) writeTables(out io.Writer) {
+	w := bufio.NewWriter(out)
+	defer w.Flush()
+	fmt.Fprintf(w, "afor bench  %s  %s/%s  %d cores (GOMAXPROCS %d)  %s  load %s -> %s\n",
+		r.Machine.CPU, r.Machine.OS, r.Machine.Arch, r.Machine.Cores, r.Machine.GOMAXPROCS, r.Go.Version,
+		r.Machine.LoadStart, r.Machine.LoadEnd)
+	if r.Config.Repeat > 1 {
+		fmt.Fprintf(w, "each row: the %s of %d runs (round robin); spread: fastest..slowest run\n", r.Config.Pick, r.Config.Repeat)
+	}
+	if r.Python != nil {
+		fmt.Fprintf(w, "python %s  asyncio-for-robotics %s  eclipse-zenoh %s  uvloop %s\n",
+			r.Python.Python, r.Python.Afor, r.Python.Zenoh, r.Python.Uvloop)
+	}
+	for _, sc := range r.Config.Scenarios {
+		var rows []scenario.Result
+		for _, res := range r.Results {
+			if res.Scenario == sc {
+				rows = append(rows, res)
+			}
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n== %s\n", title(sc, r.Config))
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		switch sc {
+		case "echo":
+			fmt.Fprintln(tw, "transport\tmode\tsize\thops/s\tper hop\tspread\tcpu\tafor/native\tafor/floor\tpython/afor\t")
+			for _, res := range rows {
+				ra := r.ratio(res)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", res.Transport, res.Mode, size(res),
+					rate(res.Rate), dur(res.NsPerOp), spread(res), cpu(res), x(ra.OverNative), floorX(ra), x(ra.PythonOverGo))
+			}
+		case "latency":
+			fmt.Fprintln(tw, "transport\tmode\tsize\tp50\tspread\tp90\tp99\tp99.9\tmax\tsent\tdropped\tlate\tfailed\tcpu\tafor/native\tafor/floor\t")
+			for _, res := range rows {
+				ra := r.ratio(res)
+				l := res.Latency
+				if l == nil {
+					l = &scenario.Latency{}
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", res.Transport, res.Mode, size(res),
+					d(l.P50), spread(res), d(l.P90), d(l.P99), d(l.P999), d(l.Max), res.Sent, res.Dropped, res.Late, res.Failed,
+					cpu(res), x(ra.OverNative), floorX(ra))
+			}
+		case "throughput":
+			fmt.Fprintln(tw, "transport\tmode\tsize\tmsg/s\tbytes/s\tper msg\tspread\tcpu\tafor/native\tafor/floor\t")
+			for _, res := range rows {
+				ra := r.ratio(res)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", res.Transport, res.Mode, size(res),
+					rate(res.Rate), bytesRate(res.BytesPerSec), dur(res.NsPerOp), spread(res), cpu(res), x(ra.OverNative), floorX(ra))
+			}
+		case "request":
+			fmt.Fprintln(tw, "transport\tmode\tsize\tcalls/s\tper call\tspread\tcpu\tafor/floor\t")
+			for _, res := range rows {
+				ra := r.ratio(res)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", res.Transport, res.Mode, size(res),
+					rate(res.Rate), dur(res.NsPerOp), spread(res), cpu(res), floorX(ra))
+			}
+		}
+		tw.Flush()
+	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintf(w, "\n== warnings\n")
+		for _, wa := range r.Warnings {
+			fmt.Fprintf(w, "%-8s %s: %s\n", wa.Kind, wa.Row, wa.Message)
+		}
+	}
+	fmt.Fprintf(w, "\n== notes\n")
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "- %s\n", n)
+	}
+}
+
+func title(sc string, c Config) string {
+	switch sc {
+	case "echo":
+		return fmt.Sprintf("echo: two topics, one message in flight, %v per row (cpu: %% of one core, whole process)", c.Duration)
+	case "latency":
+		return fmt.Sprintf("latency: one-way, %d messages every %v after %d warm-up, afor queue %d", c.Count, c.Period, c.Warmup, c.Queue)
+	case "throughput":
+		return fmt.Sprintf("throughput: one way, %v per row, window %d", c.Duration, c.Window)
+	case "request":
+		return fmt.Sprintf("request: Server/Client round trips, %v per row (floor: one ping-pong)", c.Duration)
+	}
+	return sc
+}
+
+func size(r scenario.Result) string {
+	if r.Size == 0 {
+		return "-"
+	}
+	return bytesSize(float64(r.Size))
+}
+
+func cpu(r scenario.Result) string {
+	if !ok(&r) {
+		return status(r)
+	}
+	return fmt.Sprintf("%.0f%%", r.CPU)
+}
+
+// spread is the range of the primary metric over the runs of a row.
+func spread(r scenario.Result) string {
+	if r.Runs < 2 || !ok(&r) {
+		return "-"
+	}
+	return dur(r.MinNsPerOp) + ".." + dur(r.MaxNsPerOp)
+}
+
+func status(r scenario.Result) string {
+	switch {
+	case r.Skipped != "":
+		return "skipped"
+	case r.Error != "":
+		return "FAILED"
+	}
+	return "-"
+}
+
+func x(v float64) string {
+	if v == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx", v)
+}
+
+func floorX(ra Ratio) string {
+	if ra.OverFloor == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx %s", ra.OverFloor, ra.Floor)
+}
+
+func d(v time.Duration) string { return dur(float64(v)) }
+
+// dur formats nanoseconds.
+func dur(ns float64) string {
+	switch {
+	case ns <= 0:
+		return "-"
+	case ns < 1e3:
+		return fmt.Sprintf("%.0f ns", ns)
+	case ns < 1e6:
+		return fmt.Sprintf("%.2f µs", ns/1e3)
+	case ns < 1e9:
+		return fmt.Sprintf("%.2f ms", ns/1e6)
+	}
+	return fmt.Sprintf("%.2f s", ns/1e9)
+}
+
+func rate(v float64) string {
+	switch {
+	case v <= 0:
+		return "-"
+	case v < 1e3:
+		return fmt.Sprintf("%.0f", v)
+	case v < 1e6:
+		return fmt.Sprintf("%.1f k", v/1e3)
+	}
+	return fmt.Sprintf("%.2f M", v/1e6)
+}
+
+func bytesRate(v float64) string {
+	if v <= 0 {
+		return "-"
+	}
+	return bytesSize(v) + "/s"
+}
+
+// bytesSize formats a byte count in binary units.
+func bytesSize(v float64) string {
+	switch {
+	case v < 1<<10:
+		return fmt.Sprintf("%.0f B", v)
+	case v < 1<<20:
+		return fmt.Sprintf("%.4g KiB", v/(1<<10))
+	case v < 1<<30:
+		return fmt.Sprintf("%.4g MiB", v/(1<<20))
+	}
+	return fmt.Sprintf("%.4g GiB", v/(1<<30))
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, found := strings.Cut(line, ":"); found && strings.TrimSpace(k) == "model name" {
+				return strings.TrimSpace(v)
+			}
+		}
+	}
+	return runtime.GOARCH
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// goInfo returns the Go version and the revision measured: from the
+// build's VCS stamp, else (go run does not stamp) from git in the module
+// root, when there is one.
+func goInfo() GoInfo {
+	g := GoInfo{Version: runtime.Version()}
+	if bi, found := debug.ReadBuildInfo(); found {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				g.Revision = s.Value
+			case "vcs.modified":
+				g.Modified = s.Value == "true"
+			}
+		}
+	}
+	root := peers.ModuleRoot()
+	if g.Revision != "" || root == "" {
+		return g
+	}
+	git := func(args ...string) (string, bool) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		out, err := cmd.Output()
+		return strings.TrimSpace(string(out)), err == nil
+	}
+	if rev, found := git("rev-parse", "HEAD"); found {
+		g.Revision = rev
+		if st, found := git("status", "--porcelain", "--untracked-files=no"); found {
+			g.Modified = st != ""
+		}
+	}
+	return g
+}
+
+// progress shows which row runs: a line rewritten in place on a terminal,
+// else one line per row (and one every progressLines on long rows).
+type progress struct {
+	w     io.Writer
+	quiet bool
+	tty   bool
+	n, i  int
+	row   string
+	last  time.Time
+}
+
+const progressLines = 5 * time.Second
+
+func newProgress(w io.Writer, quiet bool, n int) *progress {
+	p := &progress{w: w, quiet: quiet, n: n}
+	if f, isFile := w.(*os.File); isFile {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.tty = true
+		}
+	}
+	return p
+}
+
+func (p *progress) start(i int, row string) {
+	p.i, p.row, p.last = i+1, row, time.Now()
+	if p.quiet {
+		return
+	}
+	if p.tty {
+		fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s", p.i, p.n, row)
+		return
+	}
+	fmt.Fprintf(p.w, "[%d/%d] %s\n", p.i, p.n, row)
+}
+
+func (p *progress) update(row string, spent time.Duration) {
+	if p.quiet {
+		return
+	}
+	if p.tty {
+		fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s %.1fs", p.i, p.n, p.row, spent.Seconds())
+		return
+	}
+	if time.Since(p.last) >= progressLines {
+		p.last = time.Now()
+		fmt.Fprintf(p.w, "[%d/%d] %s %.0fs\n", p.i, p.n, p.row, spent.Seconds())
+	}
+}
+
+func (p *progress) done() {
+	if !p.quiet && p.tty {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
