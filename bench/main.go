@@ -126,7 +126,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.IntVar(&c.Queue, "queue", scenario.DefaultLatencyQueue, "latency: afor ListenReliable queue size (0 = unbounded); overflows count as dropped")
 	fs.StringVar(&c.Python, "python", "", "Python interpreter with asyncio_for_robotics, uvloop and zenoh (default $"+peers.EnvPython+",\nelse <module root>/.venv/bin/python); python rows are skipped with a warning without it")
 	fs.StringVar(&c.JSON, "json", "", "write the report as JSON to `FILE` (machine, Go version, configuration, results, warnings)")
-	fs.StringVar(&c.Plot, "plot", "", "write the latency distributions as a PNG to `FILE` (needs a build with -tags "+plotTag+")")
+	fs.StringVar(&c.Plot, "plot", "", "write the latency distributions as a PNG to `FILE`")
 	fs.BoolVar(&c.FailOnWarning, "fail-on-warning", false, "exit with status 1 when any row dropped or failed a message or ended with an error\n(late messages, noisy rows and skipped rows are reported but do not fail)")
 	fs.BoolVar(&c.Short, "short", false, "smoke mode: every scenario in seconds (-duration 100ms -count 100 -warmup 10\n-sizes 16,4096,65536 -repeat 1 unless given)")
 	fs.BoolVar(&c.Quiet, "q", false, "no progress lines on stderr")

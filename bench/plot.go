@@ -1,9 +1,3 @@
-//go:build afor_plot
-
-// Plotting needs gonum.org/v1/plot, which is not in go.mod yet. Once it is
-// (go get gonum.org/v1/plot@v0.17.0), this file builds with
-// -tags afor_plot; the constraint and plot_stub.go can then go.
-
 package main
 
 import (
@@ -22,9 +16,6 @@ import (
 
 	"github.com/afor-go/afor/bench/internal/scenario"
 )
-
-// plotTag is the build tag that enables -plot.
-const plotTag = "afor_plot"
 
 // writePlot draws the latency rows' distributions as complementary
 // cumulative curves (the fraction of messages slower than x, both axes
