@@ -1,0 +1,202 @@
+package zenoh
+
+import (
+	"crypto/rand"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Mode is the role a session plays in a Zenoh system.
+type Mode int
+
+const (
+	// ModePeer connects to and accepts other peers and clients directly,
+	// and relays between its clients and its other links.
+	ModePeer Mode = iota
+	// ModeClient connects to a router (or a peer) and sends all its
+	// traffic through it.
+	ModeClient
+)
+
+// String returns "peer" or "client".
+func (m Mode) String() string {
+	switch m {
+	case ModePeer:
+		return "peer"
+	case ModeClient:
+		return "client"
+	}
+	return "Mode(" + strconv.Itoa(int(m)) + ")"
+}
+
+// Defaults applied by Open to zero fields of Config.
+const (
+	DefaultLease          = 10 * time.Second
+	DefaultBatchSize      = 65535
+	DefaultMaxMessageSize = 64 << 20
+	DefaultRetryInterval  = time.Second
+	// MinBatchSize is the smallest batch size accepted in Config.
+	MinBatchSize = 64
+)
+
+// Config configures a Session. The zero value is a peer that neither
+// listens nor connects; Open fills zero fields with the defaults.
+type Config struct {
+	// Mode is ModePeer (default) or ModeClient.
+	Mode Mode
+	// Listen lists endpoints to accept links on, like
+	// "tcp/127.0.0.1:7447". Port 0 picks a free port; see
+	// Session.ListenAddrs. Clients may not listen.
+	Listen []string
+	// Connect lists endpoints to dial. A lost link is dialled again every
+	// RetryInterval until the session closes.
+	Connect []string
+	// Lease is announced to remote nodes: they drop this session after
+	// that long without traffic from it. Default 10 s.
+	Lease time.Duration
+	// KeepAlive is the silence after which a KEEP_ALIVE is sent. Default
+	// Lease/4.
+	KeepAlive time.Duration
+	// BatchSize is the largest batch this session sends or accepts, at
+	// most 65535 (the default). The smaller of the two sides' sizes is used.
+	BatchSize int
+	// MaxMessageSize bounds a reassembled fragmented message. Default 64 MiB.
+	MaxMessageSize int
+	// ZID is this session's Zenoh ID, 1 to 16 bytes. Default 16 random bytes.
+	ZID []byte
+	// RetryInterval is the pause between attempts to dial a Connect
+	// endpoint. Default 1 s.
+	RetryInterval time.Duration
+	// Logger receives diagnostics. Default: discard.
+	Logger *slog.Logger
+}
+
+// endpoint is a parsed "tcp/host:port" locator.
+type endpoint struct {
+	proto string
+	addr  string
+}
+
+func (e endpoint) String() string { return e.proto + "/" + e.addr }
+
+// parseEndpoint validates a locator such as "tcp/127.0.0.1:7447". Only tcp
+// is supported; metadata or configuration suffixes (after '?' or '#') are
+// rejected.
+func parseEndpoint(s string) (endpoint, error) {
+	proto, addr, ok := strings.Cut(s, "/")
+	if !ok || proto == "" || addr == "" {
+		return endpoint{}, fmt.Errorf("%w %q: want proto/host:port, e.g. tcp/127.0.0.1:7447", ErrInvalidEndpoint, s)
+	}
+	if proto != "tcp" {
+		return endpoint{}, fmt.Errorf("%w %q: protocol %q unsupported (only tcp)", ErrInvalidEndpoint, s, proto)
+	}
+	if strings.ContainsAny(addr, "?#") {
+		return endpoint{}, fmt.Errorf("%w %q: endpoint metadata and configuration are not supported", ErrInvalidEndpoint, s)
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return endpoint{}, fmt.Errorf("%w %q: %v", ErrInvalidEndpoint, s, err)
+	}
+	p, err := strconv.ParseUint(port, 10, 16)
+	if err != nil {
+		return endpoint{}, fmt.Errorf("%w %q: bad port %q", ErrInvalidEndpoint, s, port)
+	}
+	if host == "" {
+		return endpoint{}, fmt.Errorf("%w %q: missing host", ErrInvalidEndpoint, s)
+	}
+	return endpoint{proto: proto, addr: net.JoinHostPort(host, strconv.FormatUint(p, 10))}, nil
+}
+
+// resolved is a validated Config with defaults applied.
+type resolved struct {
+	Config
+	listen  []endpoint
+	connect []endpoint
+}
+
+// resolve validates c and fills in defaults. It does not modify c.
+func (c Config) resolve() (*resolved, error) {
+	r := &resolved{Config: c}
+	if c.Mode != ModePeer && c.Mode != ModeClient {
+		return nil, fmt.Errorf("%w: unknown mode %d", ErrInvalidConfig, int(c.Mode))
+	}
+	if c.Mode == ModeClient && len(c.Listen) > 0 {
+		return nil, fmt.Errorf("%w: a client does not listen", ErrInvalidConfig)
+	}
+	if c.Mode == ModeClient && len(c.Connect) == 0 {
+		return nil, fmt.Errorf("%w: a client needs at least one Connect endpoint", ErrInvalidConfig)
+	}
+	for _, s := range c.Listen {
+		e, err := parseEndpoint(s)
+		if err != nil {
+			return nil, err
+		}
+		r.listen = append(r.listen, e)
+	}
+	for _, s := range c.Connect {
+		e, err := parseEndpoint(s)
+		if err != nil {
+			return nil, err
+		}
+		r.connect = append(r.connect, e)
+	}
+	switch {
+	case c.Lease < 0:
+		return nil, fmt.Errorf("%w: negative Lease", ErrInvalidConfig)
+	case c.Lease == 0:
+		r.Lease = DefaultLease
+	case c.Lease < time.Millisecond:
+		return nil, fmt.Errorf("%w: Lease below 1 ms", ErrInvalidConfig)
+	}
+	r.Lease = r.Lease.Truncate(time.Millisecond)
+	switch {
+	case c.KeepAlive < 0:
+		return nil, fmt.Errorf("%w: negative KeepAlive", ErrInvalidConfig)
+	case c.KeepAlive == 0:
+		r.KeepAlive = r.Lease / 4
+	case c.KeepAlive >= r.Lease:
+		return nil, fmt.Errorf("%w: KeepAlive %v not below Lease %v", ErrInvalidConfig, c.KeepAlive, r.Lease)
+	}
+	switch {
+	case c.BatchSize == 0:
+		r.BatchSize = DefaultBatchSize
+	case c.BatchSize < MinBatchSize || c.BatchSize > 65535:
+		return nil, fmt.Errorf("%w: BatchSize %d outside [%d, 65535]", ErrInvalidConfig, c.BatchSize, MinBatchSize)
+	}
+	switch {
+	case c.MaxMessageSize == 0:
+		r.MaxMessageSize = DefaultMaxMessageSize
+	case c.MaxMessageSize < r.BatchSize:
+		return nil, fmt.Errorf("%w: MaxMessageSize %d below BatchSize", ErrInvalidConfig, c.MaxMessageSize)
+	}
+	switch {
+	case len(c.ZID) == 0:
+		zid := make([]byte, 16)
+		if _, err := io.ReadFull(rand.Reader, zid); err != nil {
+			return nil, fmt.Errorf("zenoh: random ZID: %w", err)
+		}
+		zid[15] |= 1 // keep all 16 bytes significant (no trailing zero)
+		r.ZID = zid
+	case len(c.ZID) > 16:
+		return nil, fmt.Errorf("%w: ZID longer than 16 bytes", ErrInvalidConfig)
+	case c.ZID[len(c.ZID)-1] == 0:
+		return nil, fmt.Errorf("%w: ZID must not end with a zero byte", ErrInvalidConfig)
+	default:
+		r.ZID = append([]byte(nil), c.ZID...)
+	}
+	switch {
+	case c.RetryInterval < 0:
+		return nil, fmt.Errorf("%w: negative RetryInterval", ErrInvalidConfig)
+	case c.RetryInterval == 0:
+		r.RetryInterval = DefaultRetryInterval
+	}
+	if r.Logger == nil {
+		r.Logger = slog.New(slog.DiscardHandler)
+	}
+	return r, nil
+}

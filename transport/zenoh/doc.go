@@ -1,0 +1,51 @@
+// Package zenoh is a pure-Go implementation of Zenoh 1.x (wire protocol
+// 0x09) for publish/subscribe over TCP, in peer and client modes. It
+// interoperates with the Rust stack (tested through the eclipse-zenoh Python
+// package, as router, peer and client) and with zenoh-pico.
+//
+// # Sessions
+//
+// Open starts a Session from a Config: endpoints to listen on and to
+// connect to ("tcp/127.0.0.1:7447"), a lease (10 s by default; a remote that
+// stays silent that long is dropped, and KEEP_ALIVE is sent after Lease/4
+// without traffic), a batch size and a random Zenoh ID. Connect endpoints are
+// redialled while the session lives. Close sends CLOSE on every link and
+// waits for every goroutine of the session.
+//
+// # Publishing and subscribing
+//
+// DeclareSubscriber calls a handler for every sample whose key expression
+// intersects the subscriber's; DeclarePublisher, Publisher.Put and
+// Publisher.Delete (or Session.Put and Session.Delete for one-off
+// publications) send samples with an optional Encoding, attachment and
+// Timestamp. Subscribe and SubscribeCodec feed an afor.Sub instead, so that
+// samples can be awaited and iterated with the afor API; closing that Sub
+// undeclares the subscriber.
+//
+// # Routing
+//
+// A sample goes to the local subscribers that match and to each linked node
+// that declared a matching subscriber. A session in peer mode also relays
+// for its clients: samples and subscriptions from a client reach its other
+// links, and those of its other links reach its clients, which it answers
+// INTEREST messages for (aggregated or not). It does not relay from one peer
+// to another, as Zenoh peers do not. A client session, and a peer linked to
+// a router, ask the router for its subscribers with an INTEREST; until the
+// router has answered, every publication goes to it, and afterwards only
+// those it has a subscriber for. Publisher.WaitMatching waits for a known
+// subscriber in every mode.
+//
+// # Links
+//
+// Each TCP link has one reader and one writer goroutine, never one per
+// message. Messages queued while the writer is busy go out together in one
+// batch; a message bigger than the negotiated batch size is split into
+// FRAGMENTs and reassembled on receipt, up to Config.MaxMessageSize (a
+// larger one is dropped, the link kept). A remote that sends bytes that do
+// not decode is sent CLOSE and dropped; the session and its other links
+// continue. Two nodes that dial each other keep a single link.
+//
+// Not implemented yet: queries and queryables (a REQUEST is answered with an
+// immediate RESPONSE_FINAL), liveliness, QoS priorities and express, UDP,
+// TLS and scouting.
+package zenoh

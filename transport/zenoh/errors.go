@@ -1,0 +1,33 @@
+package zenoh
+
+import "errors"
+
+// Sentinel errors returned (possibly wrapped) by this package. Test them
+// with errors.Is.
+var (
+	// ErrInvalidEndpoint reports a malformed or unsupported endpoint string.
+	ErrInvalidEndpoint = errors.New("zenoh: invalid endpoint")
+	// ErrInvalidConfig reports a Config field out of range.
+	ErrInvalidConfig = errors.New("zenoh: invalid config")
+	// ErrInvalidKeyExpr reports a key expression that is not valid.
+	ErrInvalidKeyExpr = errors.New("zenoh: invalid key expression")
+	// ErrSessionClosed is returned by operations on a closed session.
+	ErrSessionClosed = errors.New("zenoh: session closed")
+	// ErrUndeclared is returned by operations on an undeclared entity.
+	ErrUndeclared = errors.New("zenoh: entity undeclared")
+	// ErrNoRouter is returned by Open in client mode when no router could
+	// be reached.
+	ErrNoRouter = errors.New("zenoh: no router reachable")
+	// ErrHandshake reports a failed INIT/OPEN exchange.
+	ErrHandshake = errors.New("zenoh: handshake failed")
+	// ErrProtocol reports bytes that do not follow the Zenoh protocol.
+	ErrProtocol = errors.New("zenoh: protocol error")
+	// ErrTooLarge reports a message or batch beyond a configured limit.
+	ErrTooLarge = errors.New("zenoh: message too large")
+)
+
+// Causes recorded (and logged) when a link ends.
+var (
+	errLinkClosed   = errors.New("zenoh: link closed")
+	errLeaseExpired = errors.New("zenoh: peer lease expired")
+)

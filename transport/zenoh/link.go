@@ -1,0 +1,541 @@
+package zenoh
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"time"
+)
+
+// Limits of the transmit path.
+const (
+	// maxPending is how many queued bytes make a publisher wait for the
+	// writer (a single bigger message is still accepted when the queue is
+	// empty).
+	maxPending = 4 << 20
+	// writeChunk is how many framed bytes the writer gathers per Write call.
+	writeChunk = 256 << 10
+	// frameOverhead bounds a FRAME or FRAGMENT header: header byte, a
+	// 64-bit SN as zint, and the First extension.
+	frameOverhead = 1 + maxZintLen + 1
+	// keepDefrag is the largest reassembly buffer kept between messages.
+	keepDefrag = 8 << 20
+	// closeWriteTimeout bounds the final CLOSE write.
+	closeWriteTimeout = time.Second
+)
+
+// link is one established transport with a remote node: a reader goroutine
+// (decoding batches and dispatching to the session) and a writer goroutine
+// (draining the queue into batches).
+type link struct {
+	s         *Session
+	conn      net.Conn
+	br        *bufio.Reader
+	log       *slog.Logger
+	remoteZID []byte
+	whatami   byte
+	dialed    bool   // we connected (rather than accepted)
+	batch     int    // negotiated batch size
+	snMask    uint64 // 2^resolution - 1
+	patch     uint64
+	peerLease time.Duration
+	keepAlive time.Duration
+
+	// Transmit queue: network messages back to back, with their end offsets.
+	mu      sync.Mutex
+	pending []byte
+	bounds  []int
+	kick    chan struct{} // wakes the writer (capacity 1)
+	space   chan struct{} // tells a waiting producer the queue drained (capacity 1)
+	txSN    uint64        // writer only
+
+	// Receive state, reader only.
+	rxSN      uint64
+	rxStarted bool
+	defrag    []byte
+	skipping  bool // dropping the rest of an oversized fragmented message
+	aliases   map[uint16]string
+	lastScope uint16
+	lastSfx   string
+	lastKey   string
+	msg       netMsg
+	rxRoute   *routeCache
+	fwd       []byte // encoding buffer for forwarded samples
+
+	// Guarded by Session.mu.
+	remoteSubs map[uint32]uint32 // remote subscriber id -> session entry id
+	wantsDecl  bool              // push declarations as they happen
+	askedSubs  bool              // we sent the remote an interest in its subscribers
+	subsKnown  bool              // and it answered (D_FINAL)
+	agg        map[uint32]*aggInterest
+	removed    bool
+
+	once     sync.Once
+	done     chan struct{} // closed when the link is told to end
+	finished chan struct{} // closed after the link left the session
+	reason   int           // CLOSE reason to send, or -1
+	cause    error
+}
+
+// isClient reports whether the remote node is a client.
+func (l *link) isClient() bool { return l.whatami == whatClient }
+
+func (l *link) String() string {
+	return fmt.Sprintf("%s(%x)", l.conn.RemoteAddr(), l.remoteZID)
+}
+
+// close ends the link once: it records why, lets the writer send CLOSE with
+// the given reason (negative: none) and close the connection.
+func (l *link) close(reason int, cause error) {
+	l.once.Do(func() {
+		l.reason, l.cause = reason, cause
+		// Unblock a writer stuck on a peer that does not read.
+		_ = l.conn.SetWriteDeadline(time.Now().Add(closeWriteTimeout))
+		close(l.done)
+	})
+}
+
+// queue appends one encoded network message for the writer, waiting while
+// the queue is full. It returns errLinkClosed once the link ended.
+func (l *link) queue(ctx context.Context, msg []byte) error {
+	for {
+		l.mu.Lock()
+		select {
+		case <-l.done:
+			l.mu.Unlock()
+			return errLinkClosed
+		default:
+		}
+		if len(l.pending) == 0 || len(l.pending)+len(msg) <= maxPending {
+			l.pending = append(l.pending, msg...)
+			l.bounds = append(l.bounds, len(l.pending))
+			l.mu.Unlock()
+			select {
+			case l.kick <- struct{}{}:
+			default:
+			}
+			return nil
+		}
+		l.mu.Unlock()
+		select {
+		case <-l.space:
+		case <-l.done:
+			return errLinkClosed
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// queueCtrl appends a control message without waiting for space; it is
+// used under Session.mu for declarations.
+func (l *link) queueCtrl(msg []byte) {
+	l.mu.Lock()
+	l.pending = append(l.pending, msg...)
+	l.bounds = append(l.bounds, len(l.pending))
+	l.mu.Unlock()
+	select {
+	case l.kick <- struct{}{}:
+	default:
+	}
+}
+
+// queueOrDrop appends a relayed sample unless the queue is full, in which
+// case the sample is dropped (Zenoh's default congestion control) so that
+// a slow link cannot stall the link it is relayed from.
+func (l *link) queueOrDrop(msg []byte) bool {
+	l.mu.Lock()
+	if len(l.pending) > 0 && len(l.pending)+len(msg) > maxPending {
+		l.mu.Unlock()
+		return false
+	}
+	l.pending = append(l.pending, msg...)
+	l.bounds = append(l.bounds, len(l.pending))
+	l.mu.Unlock()
+	select {
+	case l.kick <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// writeLoop drains the queue into batches until the link ends, sending
+// KEEP_ALIVE when nothing else went out for a keep-alive period.
+func (l *link) writeLoop() {
+	defer l.s.wg.Done()
+	ticker := time.NewTicker(l.keepAlive)
+	defer ticker.Stop()
+	var (
+		spare   []byte
+		spareB  []int
+		wbuf    = make([]byte, 0, writeChunk+65537)
+		wrote   bool
+		lastErr error
+	)
+	for lastErr == nil {
+		select {
+		case <-l.kick:
+		case <-ticker.C:
+			if !wrote {
+				wbuf = append(wbuf[:0], 1, 0, tKeepAlive)
+				_, lastErr = l.conn.Write(wbuf)
+			}
+			wrote = false
+			continue
+		case <-l.done:
+			lastErr = errLinkClosed
+			if l.reason == closeGeneric {
+				// A graceful close still sends what was queued before it
+				// (bounded by the write deadline set by close).
+				l.mu.Lock()
+				msgs, bounds := l.pending, l.bounds
+				l.pending, l.bounds = nil, nil
+				l.mu.Unlock()
+				if len(bounds) > 0 {
+					wbuf, _ = l.writeMessages(wbuf[:0], msgs, bounds)
+				}
+			}
+			continue
+		}
+		l.mu.Lock()
+		msgs, bounds := l.pending, l.bounds
+		l.pending, l.bounds = spare[:0], spareB[:0]
+		l.mu.Unlock()
+		select {
+		case l.space <- struct{}{}:
+		default:
+		}
+		if len(bounds) == 0 {
+			spare, spareB = msgs, bounds
+			continue
+		}
+		wbuf, lastErr = l.writeMessages(wbuf[:0], msgs, bounds)
+		spare, spareB = msgs, bounds
+		if cap(spare) > 2*maxPending {
+			spare, spareB = nil, nil // do not pin the memory of a huge message
+		}
+		wrote = true
+	}
+	select {
+	case <-l.done:
+	default:
+		l.close(-1, fmt.Errorf("%w: write: %w", errLinkClosed, lastErr))
+	}
+	if l.reason >= 0 {
+		_, _ = l.conn.Write(appendClose(wbuf[:0], byte(l.reason), l.reason == closeGeneric))
+	}
+	_ = l.conn.Close()
+}
+
+// appendClose encodes a CLOSE batch with its length prefix.
+func appendClose(b []byte, reason byte, session bool) []byte {
+	h := byte(tClose)
+	if session {
+		h |= closeSessionFlagS
+	}
+	return append(b, 2, 0, h, reason)
+}
+
+// writeMessages frames msgs (split at bounds) into batches and writes them.
+func (l *link) writeMessages(w []byte, msgs []byte, bounds []int) ([]byte, error) {
+	start := -1 // offset in w of the open frame's length prefix, or -1
+	prev := 0
+	// On stream links the batch size counts the 2-byte length prefix.
+	budget := l.batch - 2
+	for _, end := range bounds {
+		m := msgs[prev:end]
+		prev = end
+		if start >= 0 && len(w)-start-2+len(m) > budget {
+			binary.LittleEndian.PutUint16(w[start:], uint16(len(w)-start-2))
+			start = -1
+			if len(w) >= writeChunk {
+				if _, err := l.conn.Write(w); err != nil {
+					return w, err
+				}
+				w = w[:0]
+			}
+		}
+		if start < 0 && len(m)+frameOverhead > budget {
+			var err error
+			if w, err = l.writeFragments(w, m); err != nil {
+				return w, err
+			}
+			continue
+		}
+		if start < 0 {
+			start = len(w)
+			w = append(w, 0, 0, tFrame|flagF1)
+			w = appendZint(w, l.txSN)
+			l.txSN = (l.txSN + 1) & l.snMask
+		}
+		w = append(w, m...)
+	}
+	if start >= 0 {
+		binary.LittleEndian.PutUint16(w[start:], uint16(len(w)-start-2))
+	}
+	_, err := l.conn.Write(w)
+	return w[:0], err
+}
+
+// writeFragments sends one message too big for a batch as FRAGMENTs.
+func (l *link) writeFragments(w []byte, m []byte) ([]byte, error) {
+	first := true
+	for len(m) > 0 {
+		start := len(w)
+		w = append(w, 0, 0, 0)
+		w = appendZint(w, l.txSN)
+		l.txSN = (l.txSN + 1) & l.snMask
+		h := byte(tFragment | flagF1)
+		if first && l.patch >= 1 {
+			h |= flagZ
+			w = append(w, 0x02) // First marker (unit extension id 2)
+		}
+		first = false
+		n := min(len(m), l.batch-(len(w)-start))
+		if n < len(m) {
+			h |= flagF2 // more fragments follow
+		}
+		w[start+2] = h
+		w = append(w, m[:n]...)
+		m = m[n:]
+		binary.LittleEndian.PutUint16(w[start:], uint16(len(w)-start-2))
+		if len(w) >= writeChunk {
+			if _, err := l.conn.Write(w); err != nil {
+				return w, err
+			}
+			w = w[:0]
+		}
+	}
+	return w, nil
+}
+
+// readBatch reads one length-prefixed batch into buf.
+func readBatch(br *bufio.Reader, buf []byte) ([]byte, error) {
+	if _, err := io.ReadFull(br, buf[:2]); err != nil {
+		return nil, err
+	}
+	n := int(binary.LittleEndian.Uint16(buf))
+	if n > len(buf) {
+		return nil, fmt.Errorf("%w: batch of %d bytes", ErrTooLarge, n)
+	}
+	if _, err := io.ReadFull(br, buf[:n]); err != nil {
+		return nil, err
+	}
+	return buf[:n], nil
+}
+
+// writeBatch writes one message as a length-prefixed batch (handshake only).
+func writeBatch(conn net.Conn, msg []byte) error {
+	b := make([]byte, 2, 2+len(msg))
+	binary.LittleEndian.PutUint16(b, uint16(len(msg)))
+	_, err := conn.Write(append(b, msg...))
+	return err
+}
+
+// readLoop reads batches until the link fails or ends, then removes the link
+// from the session.
+func (l *link) readLoop() {
+	defer l.s.wg.Done()
+	defer close(l.finished)
+	defer l.s.removeLink(l)
+	buf := make([]byte, 65535)
+	// The read deadline is pushed forward at most every lease/4, so a
+	// silent peer is dropped between one and 1.25 leases after its last
+	// batch.
+	step := l.peerLease / 4
+	var deadlineSet time.Time
+	for {
+		now := time.Now()
+		if now.Sub(deadlineSet) >= step {
+			_ = l.conn.SetReadDeadline(now.Add(l.peerLease + step))
+			deadlineSet = now
+		}
+		b, err := readBatch(l.br, buf)
+		if err != nil {
+			switch {
+			case errors.Is(err, os.ErrDeadlineExceeded):
+				l.close(closeExpired, errLeaseExpired)
+			case errors.Is(err, ErrProtocol), errors.Is(err, ErrTooLarge):
+				l.close(closeInvalid, err)
+			default:
+				l.close(-1, fmt.Errorf("%w: %w", errLinkClosed, err))
+			}
+			return
+		}
+		if err := l.handleBatch(b); err != nil {
+			if !errors.Is(err, errLinkClosed) {
+				l.log.Warn("zenoh: dropping link after bad input", "link", l.String(), "err", err)
+				l.close(closeInvalid, err)
+			}
+			return
+		}
+	}
+}
+
+// handleBatch decodes the transport messages of one batch.
+func (l *link) handleBatch(b []byte) error {
+	r := reader{b}
+	for r.len() > 0 {
+		h, _ := r.u8()
+		switch h & idMask {
+		case tFrame:
+			sn, err := r.zint()
+			if err != nil {
+				return err
+			}
+			if h&flagZ != 0 {
+				if err := r.skipExts(1); err != nil {
+					return err
+				}
+			}
+			l.checkSN(sn)
+			return l.handleNetworkMessages(&r)
+		case tFragment:
+			return l.handleFragment(h, &r)
+		case tKeepAlive:
+			if h&flagZ != 0 {
+				if err := r.skipExts(); err != nil {
+					return err
+				}
+			}
+		case tClose:
+			reason, err := r.u8()
+			if err != nil {
+				return err
+			}
+			l.close(-1, fmt.Errorf("%w: closed by remote, reason %d", errLinkClosed, reason))
+			return errLinkClosed
+		case tOAM:
+			if _, err := r.zintMax(0xffff); err != nil {
+				return err
+			}
+			if h&flagZ != 0 {
+				if err := r.skipExts(); err != nil {
+					return err
+				}
+			}
+			if err := skipBody(&r, h&extEnc); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("%w: unexpected transport message id %#x", ErrProtocol, h&idMask)
+		}
+	}
+	return nil
+}
+
+// checkSN follows the remote's frame sequence numbers. A gap cannot happen
+// on TCP; if it does, it is logged and the count resynchronised.
+func (l *link) checkSN(sn uint64) {
+	if l.rxStarted && sn != l.rxSN {
+		l.log.Debug("zenoh: unexpected frame SN", "link", l.String(), "got", sn, "want", l.rxSN)
+	}
+	l.rxStarted = true
+	l.rxSN = (sn + 1) & l.snMask
+}
+
+func (l *link) handleFragment(h byte, r *reader) error {
+	sn, err := r.zint()
+	if err != nil {
+		return err
+	}
+	first, drop := false, false
+	if h&flagZ != 0 {
+		if err := r.exts(func(e ext) bool {
+			switch e.id {
+			case 1:
+			case 2:
+				first = true
+			case 3:
+				drop = true
+			default:
+				return false
+			}
+			return true
+		}); err != nil {
+			return err
+		}
+	}
+	l.checkSN(sn)
+	more := h&flagF2 != 0
+	if first || drop {
+		l.defrag = l.defrag[:0]
+		l.skipping = false
+	}
+	if drop {
+		return nil
+	}
+	if l.skipping {
+		l.skipping = more
+		return nil
+	}
+	if len(l.defrag)+r.len() > l.s.cfg.MaxMessageSize {
+		// As the reference does, drop the message but keep the link.
+		l.log.Warn("zenoh: dropping a fragmented message over the size limit", "limit", l.s.cfg.MaxMessageSize)
+		l.defrag = l.defrag[:0]
+		l.skipping = more
+		return nil
+	}
+	l.defrag = append(l.defrag, r.b...)
+	if more {
+		return nil
+	}
+	whole := reader{l.defrag}
+	err = l.handleNetworkMessages(&whole)
+	if cap(l.defrag) > keepDefrag {
+		l.defrag = nil // do not pin a large buffer
+	} else {
+		l.defrag = l.defrag[:0]
+	}
+	return err
+}
+
+// handleNetworkMessages decodes network messages up to the end of r.
+func (l *link) handleNetworkMessages(r *reader) error {
+	for r.len() > 0 {
+		if err := decodeNetwork(r, &l.msg); err != nil {
+			return err
+		}
+		if err := l.s.handleNetwork(l, &l.msg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// errUnknownScope is logged and the message dropped, as the reference does.
+var errUnknownScope = errors.New("zenoh: unknown key expression scope")
+
+// resolveKey returns the full key of a wire expression, using the
+// remote's D_KEYEXPR declarations. The last result is cached so that a
+// stream on one key allocates no string.
+func (l *link) resolveKey(w wireExpr) (string, error) {
+	if w.scope == l.lastScope && l.lastKey != "" && string(w.suffix) == l.lastSfx {
+		return l.lastKey, nil
+	}
+	var key string
+	if w.scope == 0 {
+		key = string(w.suffix)
+	} else {
+		if !w.sender {
+			return "", fmt.Errorf("%w %d in our table: we declare none", errUnknownScope, w.scope)
+		}
+		prefix, ok := l.aliases[w.scope]
+		if !ok {
+			return "", fmt.Errorf("%w %d", errUnknownScope, w.scope)
+		}
+		key = prefix + string(w.suffix)
+	}
+	if key == "" {
+		return "", fmt.Errorf("%w: empty key expression", ErrProtocol)
+	}
+	l.lastScope, l.lastSfx, l.lastKey = w.scope, string(w.suffix), key
+	return key, nil
+}

@@ -1,0 +1,279 @@
+package zenoh
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// PutOption adjusts one publication, or every publication of a Publisher
+// when given to DeclarePublisher.
+type PutOption func(*putOptions)
+
+type putOptions struct {
+	encID      uint16
+	schema     string
+	attachment []byte
+	ts         Timestamp
+	hasTS      bool
+}
+
+// WithEncoding sets the payload's encoding (default zenoh/bytes).
+func WithEncoding(e Encoding) PutOption {
+	id, schema := e.wire()
+	return func(o *putOptions) { o.encID, o.schema = id, schema }
+}
+
+// WithAttachment attaches user bytes to the sample.
+func WithAttachment(a []byte) PutOption { return func(o *putOptions) { o.attachment = a } }
+
+// WithTimestamp stamps the sample.
+func WithTimestamp(ts Timestamp) PutOption {
+	return func(o *putOptions) { o.ts, o.hasTS = ts, true }
+}
+
+// Subscriber receives the samples whose key expressions intersect its own.
+type Subscriber struct {
+	s      *Session
+	key    string
+	id     uint32
+	raw    func(key string, d dataMsg)
+	closed atomic.Bool
+	onEnd  func(error) // immutable after declaration
+}
+
+// KeyExpr returns the subscriber's key expression.
+func (sub *Subscriber) KeyExpr() string { return sub.key }
+
+// deliver hands one sample to the subscriber; d's slices are only valid
+// during the call.
+func (sub *Subscriber) deliver(key string, d dataMsg) {
+	if !sub.closed.Load() {
+		sub.raw(key, d)
+	}
+}
+
+// end stops delivery and runs the end hook once.
+func (sub *Subscriber) end(err error) {
+	if sub.closed.Swap(true) {
+		return
+	}
+	if sub.onEnd != nil {
+		sub.onEnd(err)
+	}
+}
+
+// toSample copies transient sample data into a Sample the handler may keep.
+func toSample(key string, d *dataMsg) Sample {
+	smp := Sample{
+		KeyExpr:   key,
+		Kind:      KindPut,
+		Encoding:  encodingFromWire(d.encID, d.schema),
+		Timestamp: d.ts,
+	}
+	if d.del {
+		smp.Kind = KindDelete
+	} else {
+		smp.Payload = bytes.Clone(d.payload)
+		if smp.Payload == nil {
+			smp.Payload = []byte{}
+		}
+	}
+	if d.attachment != nil {
+		smp.Attachment = bytes.Clone(d.attachment)
+	}
+	return smp
+}
+
+// DeclareSubscriber calls handler with every sample whose key expression
+// intersects key, published locally or by a remote node that knows of this
+// subscriber. handler runs on the goroutine that received the sample (a
+// link's reader, or the local publisher's), possibly concurrently for
+// samples from different links; it should return quickly.
+func (s *Session) DeclareSubscriber(key string, handler func(Sample)) (*Subscriber, error) {
+	if handler == nil {
+		return nil, fmt.Errorf("zenoh: DeclareSubscriber: nil handler")
+	}
+	return s.declareSubscriber(key, func(k string, d dataMsg) { handler(toSample(k, &d)) }, nil)
+}
+
+func (s *Session) declareSubscriber(key string, raw func(string, dataMsg), onEnd func(error)) (*Subscriber, error) {
+	key, err := checkKeyExpr(key)
+	if err != nil {
+		return nil, err
+	}
+	sub := &Subscriber{s: s, key: key, raw: raw, onEnd: onEnd}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrSessionClosed
+	}
+	e := s.addEntryLocked(key, nil, sub)
+	sub.id = e.id
+	return sub, nil
+}
+
+// Undeclare stops the subscriber and withdraws it from remote nodes. A
+// sample being delivered concurrently may still reach the handler. It
+// returns ErrUndeclared if already undeclared.
+func (sub *Subscriber) Undeclare() error {
+	if sub.closed.Load() {
+		return ErrUndeclared
+	}
+	s := sub.s
+	s.mu.Lock()
+	if _, ok := s.entries[sub.id]; ok {
+		s.removeEntryLocked(sub.id)
+		s.rebuildLocked()
+	}
+	s.mu.Unlock()
+	sub.end(ErrUndeclared)
+	return nil
+}
+
+// Publisher publishes on one key expression, caching its route between
+// changes of the session's routing table.
+type Publisher struct {
+	s      *Session
+	key    string
+	opts   putOptions
+	closed atomic.Bool
+	cache  atomic.Pointer[routeCache]
+	mu     sync.Mutex // guards buf
+	buf    []byte
+}
+
+// DeclarePublisher prepares publications on key; opts apply to every Put.
+func (s *Session) DeclarePublisher(key string, opts ...PutOption) (*Publisher, error) {
+	key, err := checkKeyExpr(key)
+	if err != nil {
+		return nil, err
+	}
+	p := &Publisher{s: s, key: key}
+	for _, o := range opts {
+		o(&p.opts)
+	}
+	return p, nil
+}
+
+// KeyExpr returns the publisher's key expression.
+func (p *Publisher) KeyExpr() string { return p.key }
+
+// Put publishes payload. It waits (within ctx) only if a link's transmit
+// queue is full. Local subscribers run before it returns.
+func (p *Publisher) Put(ctx context.Context, payload []byte, opts ...PutOption) error {
+	return p.publish(ctx, false, payload, opts)
+}
+
+// Delete publishes the deletion of the publisher's key.
+func (p *Publisher) Delete(ctx context.Context, opts ...PutOption) error {
+	return p.publish(ctx, true, nil, opts)
+}
+
+// Undeclare ends the publisher; later Puts return ErrUndeclared.
+func (p *Publisher) Undeclare() error {
+	if p.closed.Swap(true) {
+		return ErrUndeclared
+	}
+	return nil
+}
+
+// HasMatchingSubscribers reports whether a local subscriber, or a remote
+// node that declared a subscriber, would receive this publisher's samples.
+// In client mode, the router's answer to the session's interest tells
+// which subscribers it knows; until it has answered, none count (though
+// publications are sent to it).
+func (p *Publisher) HasMatchingSubscribers() bool {
+	rc := p.routeNow()
+	return len(rc.local)+rc.matched > 0
+}
+
+// WaitMatching waits until HasMatchingSubscribers is true.
+func (p *Publisher) WaitMatching(ctx context.Context) error {
+	for {
+		ch := p.s.waitChange()
+		if p.HasMatchingSubscribers() {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-p.s.ctx.Done():
+			return ErrSessionClosed
+		}
+	}
+}
+
+func (p *Publisher) publish(ctx context.Context, del bool, payload []byte, opts []PutOption) error {
+	if p.closed.Load() {
+		return ErrUndeclared
+	}
+	if p.s.ctx.Err() != nil {
+		return ErrSessionClosed
+	}
+	o := &p.opts
+	if len(opts) > 0 {
+		custom := p.opts
+		for _, f := range opts {
+			f(&custom)
+		}
+		o = &custom
+	}
+	d := outData{del: del, payload: payload, encID: o.encID, schema: o.schema, attachment: o.attachment, ts: o.ts, hasTS: o.hasTS}
+	rc := p.routeNow()
+	if len(rc.local) > 0 {
+		in := dataMsg{del: del, payload: payload, encID: o.encID, ts: o.ts, attachment: o.attachment}
+		if o.schema != "" {
+			in.schema = []byte(o.schema)
+		}
+		for _, sub := range rc.local {
+			sub.deliver(p.key, in)
+		}
+	}
+	if len(rc.links) == 0 {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.buf = appendPush(p.buf[:0], p.key, &d)
+	var firstErr error
+	for _, l := range rc.links {
+		if err := l.queue(ctx, p.buf); err != nil && firstErr == nil && err != errLinkClosed {
+			firstErr = err
+		}
+	}
+	return firstErr
+}
+
+// routeNow returns the publisher's current route, recomputing it after a
+// routing change.
+func (p *Publisher) routeNow() *routeCache {
+	old := p.cache.Load()
+	rc := p.s.route(old, p.key, nil)
+	if rc != old {
+		p.cache.Store(rc)
+	}
+	return rc
+}
+
+// Put publishes payload on key once. For repeated publications on one key,
+// DeclarePublisher is cheaper.
+func (s *Session) Put(ctx context.Context, key string, payload []byte, opts ...PutOption) error {
+	p, err := s.DeclarePublisher(key)
+	if err != nil {
+		return err
+	}
+	return p.Put(ctx, payload, opts...)
+}
+
+// Delete publishes the deletion of key once.
+func (s *Session) Delete(ctx context.Context, key string, opts ...PutOption) error {
+	p, err := s.DeclarePublisher(key)
+	if err != nil {
+		return err
+	}
+	return p.Delete(ctx, opts...)
+}

@@ -1,0 +1,714 @@
+package zenoh
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Session is a Zenoh node: its links to other nodes, its subscribers and
+// its routing table. All methods are safe for concurrent use.
+type Session struct {
+	cfg *resolved
+	log *slog.Logger
+
+	ctx    context.Context // ends when the session closes
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	listeners []net.Listener
+
+	mu      sync.Mutex
+	closed  bool
+	links   map[*link]struct{}
+	entries map[uint32]*subEntry // every known subscription, by session id
+	nextID  uint32
+	changed chan struct{} // closed and replaced when the routing table changes
+
+	table atomic.Pointer[table]
+}
+
+// subEntry is a subscription known to the session: local (origin nil) or
+// declared by a remote node over origin.
+type subEntry struct {
+	id     uint32
+	key    string
+	origin *link
+	local  *Subscriber
+}
+
+// table is an immutable routing snapshot.
+type table struct {
+	local []*Subscriber
+	links []linkSubs
+	// all lists every link.
+	all []*link
+	// unfiltered lists the links whose subscribers are not known (yet), to
+	// which a client sends every publication.
+	unfiltered map[*link]bool
+}
+
+type linkSubs struct {
+	l    *link
+	keys []string
+}
+
+// Open starts a session: it listens on cfg.Listen and dials cfg.Connect,
+// waiting (within ctx) for the first attempt on each Connect endpoint. In
+// client mode it fails with ErrNoRouter if none of them could be reached.
+func Open(ctx context.Context, cfg Config) (*Session, error) {
+	rc, err := cfg.resolve()
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{
+		cfg:     rc,
+		log:     rc.Logger,
+		links:   make(map[*link]struct{}),
+		entries: make(map[uint32]*subEntry),
+		changed: make(chan struct{}),
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.table.Store(&table{})
+	var lc net.ListenConfig
+	for _, ep := range rc.listen {
+		ln, err := lc.Listen(ctx, "tcp", ep.addr)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("zenoh: listen on %s: %w", ep, err)
+		}
+		s.listeners = append(s.listeners, ln)
+		s.wg.Add(1)
+		go s.acceptLoop(ln)
+	}
+	firsts := make(chan error, len(rc.connect))
+	for _, ep := range rc.connect {
+		s.wg.Add(1)
+		go s.dialLoop(ep, firsts)
+	}
+	var errs []error
+	for range rc.connect {
+		select {
+		case err := <-firsts:
+			if err != nil {
+				errs = append(errs, err)
+			}
+		case <-ctx.Done():
+			s.Close()
+			return nil, ctx.Err()
+		}
+	}
+	if rc.Mode == ModeClient && len(errs) == len(rc.connect) {
+		s.Close()
+		return nil, fmt.Errorf("%w: %w", ErrNoRouter, errors.Join(errs...))
+	}
+	for _, err := range errs {
+		s.log.Warn("zenoh: connect failed, will retry", "err", err)
+	}
+	return s, nil
+}
+
+// whatami is how this session presents itself in INIT.
+func (s *Session) whatami() byte {
+	if s.cfg.Mode == ModeClient {
+		return whatClient
+	}
+	return whatPeer
+}
+
+// ZID returns this session's Zenoh ID in hexadecimal, most significant
+// byte first, as Zenoh tools print it.
+func (s *Session) ZID() string {
+	z := slices.Clone(s.cfg.ZID)
+	slices.Reverse(z)
+	return hex.EncodeToString(z)
+}
+
+// ListenAddrs returns the endpoints the session accepts links on, with the
+// actual ports (useful after listening on port 0).
+func (s *Session) ListenAddrs() []string {
+	out := make([]string, 0, len(s.listeners))
+	for _, ln := range s.listeners {
+		out = append(out, "tcp/"+ln.Addr().String())
+	}
+	return out
+}
+
+// Close sends what is queued and then CLOSE on every link, stops listening
+// and dialling, and waits until every goroutine of the session has
+// returned, so it must not be called from a subscriber handler. Subscribers
+// stop receiving; afor subs made by Subscribe are closed with
+// ErrSessionClosed. Close is idempotent and always returns nil.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		s.wg.Wait()
+		return nil
+	}
+	s.closed = true
+	links := make([]*link, 0, len(s.links))
+	for l := range s.links {
+		links = append(links, l)
+	}
+	var locals []*Subscriber
+	for _, e := range s.entries {
+		if e.local != nil {
+			locals = append(locals, e.local)
+		}
+	}
+	s.mu.Unlock()
+	s.cancel()
+	for _, ln := range s.listeners {
+		_ = ln.Close()
+	}
+	for _, l := range links {
+		l.close(closeGeneric, ErrSessionClosed)
+	}
+	s.wg.Wait()
+	for _, sub := range locals {
+		sub.end(ErrSessionClosed)
+	}
+	return nil
+}
+
+func (s *Session) acceptLoop(ln net.Listener) {
+	defer s.wg.Done()
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if s.ctx.Err() == nil {
+				s.log.Error("zenoh: accept failed, no longer listening", "addr", ln.Addr().String(), "err", err)
+			}
+			return
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			l, err := s.handshake(s.ctx, conn, false)
+			if err != nil {
+				s.log.Debug("zenoh: inbound handshake failed", "remote", conn.RemoteAddr().String(), "err", err)
+				_ = conn.Close()
+				return
+			}
+			if _, err := s.register(l); err == nil {
+				s.serve(l)
+			}
+		}()
+	}
+}
+
+// dialLoop keeps one Connect endpoint linked until the session closes. The
+// result of the first attempt goes to first.
+func (s *Session) dialLoop(ep endpoint, first chan<- error) {
+	defer s.wg.Done()
+	var d net.Dialer
+	for {
+		conn, err := d.DialContext(s.ctx, "tcp", ep.addr)
+		var l *link
+		if err == nil {
+			l, err = s.handshake(s.ctx, conn, true)
+			if err != nil {
+				_ = conn.Close()
+			}
+		}
+		var existing *link
+		if err == nil {
+			existing, err = s.register(l)
+			if errors.Is(err, ErrSessionClosed) {
+				if first != nil {
+					first <- err
+				}
+				return
+			}
+			if err != nil {
+				l = nil
+			}
+		}
+		if err != nil {
+			err = fmt.Errorf("zenoh: connect %s: %w", ep, err)
+		}
+		if first != nil {
+			first <- err
+			first = nil
+		}
+		switch {
+		case l != nil:
+			s.wg.Add(1)
+			go func() { defer s.wg.Done(); s.serve(l) }()
+			select {
+			case <-l.finished:
+			case <-s.ctx.Done():
+				return
+			}
+			s.log.Info("zenoh: link lost, redialling", "endpoint", ep.String(), "cause", l.cause)
+		case existing != nil:
+			// Already linked to that node (it dialled us): dial again only
+			// once that link is gone.
+			select {
+			case <-existing.finished:
+			case <-s.ctx.Done():
+				return
+			}
+		default:
+			s.log.Debug("zenoh: connect attempt failed", "err", err)
+		}
+		t := time.NewTimer(s.cfg.RetryInterval)
+		select {
+		case <-t.C:
+		case <-s.ctx.Done():
+			t.Stop()
+			return
+		}
+	}
+}
+
+// errDuplicateLink rejects a second link to a node already linked.
+var errDuplicateLink = errors.New("zenoh: already linked to that node")
+
+// register adds an established link to the session and queues our
+// declarations for it. It fails, closing the link, if the session is closed
+// (ErrSessionClosed) or if the remote node is already linked (returning
+// that link): one link per remote node keeps samples from arriving twice.
+func (s *Session) register(l *link) (*link, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		_ = l.conn.Close()
+		close(l.finished)
+		return nil, ErrSessionClosed
+	}
+	for other := range s.links {
+		if !bytes.Equal(other.remoteZID, l.remoteZID) {
+			continue
+		}
+		// Both nodes dialled each other: both keep the link dialled by
+		// the node with the smaller ZID.
+		keepNew := l.dialed == (bytes.Compare(s.cfg.ZID, l.remoteZID) < 0) && other.dialed != l.dialed
+		if !keepNew {
+			_, _ = l.conn.Write(appendClose(nil, closeMaxLinks, false))
+			_ = l.conn.Close()
+			close(l.finished)
+			return other, errDuplicateLink
+		}
+		other.close(closeMaxLinks, errDuplicateLink)
+	}
+	s.links[l] = struct{}{}
+	// Push our declarations: to peers and routers as the answer to the
+	// implicit initial interest (terminated by D_FINAL with id 0), to a
+	// router when we are its client.
+	l.wantsDecl = !l.isClient()
+	if l.wantsDecl {
+		var scratch []byte
+		for _, e := range s.sortedEntries() {
+			if s.visible(e, l) {
+				scratch = appendDeclareSubscriber(scratch[:0], nil, e.id, e.key)
+				l.queueCtrl(scratch)
+			}
+		}
+		if s.cfg.Mode == ModePeer {
+			l.queueCtrl(appendDeclareFinal(scratch[:0], 0))
+		}
+		if s.cfg.Mode == ModeClient || l.whatami == whatRouter {
+			// Ask for the subscribers the router knows, now and later,
+			// so that publications are only sent when someone listens.
+			// (Peers push theirs unasked.)
+			l.askedSubs = true
+			l.queueCtrl(appendInterest(scratch[:0], subsInterestID, modeCurrentFuture, intKeyExprs|intSubscribers))
+		}
+	}
+	s.rebuildLocked()
+	l.log.Debug("zenoh: link up", "whatami", l.whatami, "batch", l.batch, "lease", l.peerLease)
+	return nil, nil
+}
+
+// serve runs a registered link's writer and reader until the link ends.
+func (s *Session) serve(l *link) {
+	s.wg.Add(2)
+	go l.writeLoop()
+	l.readLoop()
+}
+
+// removeLink drops a finished link and every subscription it declared.
+func (s *Session) removeLink(l *link) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l.removed = true
+	delete(s.links, l)
+	for _, gid := range l.remoteSubs {
+		s.removeEntryLocked(gid)
+	}
+	clear(l.remoteSubs)
+	s.rebuildLocked()
+	l.log.Debug("zenoh: link down", "cause", l.cause)
+}
+
+// sortedEntries lists the subscriptions in declaration order.
+func (s *Session) sortedEntries() []*subEntry {
+	es := make([]*subEntry, 0, len(s.entries))
+	for _, e := range s.entries {
+		es = append(es, e)
+	}
+	slices.SortFunc(es, func(a, b *subEntry) int { return int(a.id) - int(b.id) })
+	return es
+}
+
+// visible reports whether subscription e is announced to link l: our own
+// subscriptions go to everyone; a remote one goes to other links when one
+// of the two ends is a client (peers route for their clients only).
+func (s *Session) visible(e *subEntry, l *link) bool {
+	if e.origin == l {
+		return false
+	}
+	return e.origin == nil || e.origin.isClient() || l.isClient()
+}
+
+// addEntryLocked registers a subscription and announces it.
+func (s *Session) addEntryLocked(key string, origin *link, local *Subscriber) *subEntry {
+	s.nextID++
+	e := &subEntry{id: s.nextID, key: key, origin: origin, local: local}
+	s.entries[e.id] = e
+	// Route with the new entry before announcing it: a node that learns of
+	// it may publish at once, and its samples must find the entry.
+	s.rebuildLocked()
+	var scratch []byte
+	for l := range s.links {
+		if l.wantsDecl && s.visible(e, l) {
+			scratch = appendDeclareSubscriber(scratch[:0], nil, e.id, key)
+			l.queueCtrl(scratch)
+		}
+	}
+	return e
+}
+
+// removeEntryLocked forgets a subscription and withdraws it. The caller
+// rebuilds the table.
+func (s *Session) removeEntryLocked(id uint32) {
+	e, ok := s.entries[id]
+	if !ok {
+		return
+	}
+	delete(s.entries, id)
+	var scratch []byte
+	for l := range s.links {
+		if l.wantsDecl && s.visible(e, l) {
+			scratch = appendUndeclareSubscriber(scratch[:0], e.id)
+			l.queueCtrl(scratch)
+		}
+	}
+}
+
+// rebuildLocked publishes a new routing snapshot and wakes waiters.
+func (s *Session) rebuildLocked() {
+	t := &table{}
+	byLink := make(map[*link]int)
+	for _, e := range s.sortedEntries() {
+		if e.local != nil {
+			t.local = append(t.local, e.local)
+			continue
+		}
+		i, ok := byLink[e.origin]
+		if !ok {
+			i = len(t.links)
+			byLink[e.origin] = i
+			t.links = append(t.links, linkSubs{l: e.origin})
+		}
+		t.links[i].keys = append(t.links[i].keys, e.key)
+	}
+	for l := range s.links {
+		t.all = append(t.all, l)
+		if l.askedSubs && !l.subsKnown {
+			if t.unfiltered == nil {
+				t.unfiltered = make(map[*link]bool)
+			}
+			t.unfiltered[l] = true
+		}
+	}
+	s.table.Store(t)
+	s.refreshAggLocked()
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// routeCache is an immutable destination set for one key and one table.
+type routeCache struct {
+	t     *table
+	key   string
+	local []*Subscriber
+	links []*link
+	// matched counts the links in links known to have a matching
+	// subscriber (the others are sent to because their subscribers are not
+	// known yet).
+	matched int
+}
+
+// route returns where a sample on key arriving from src (nil: local) goes,
+// reusing c when it was computed for the current table and the same key.
+func (s *Session) route(c *routeCache, key string, src *link) *routeCache {
+	t := s.table.Load()
+	if c != nil && c.t == t && c.key == key {
+		return c
+	}
+	c = &routeCache{t: t, key: key}
+	for _, sub := range t.local {
+		if intersects(sub.key, key) {
+			c.local = append(c.local, sub)
+		}
+	}
+	if s.cfg.Mode == ModeClient && src != nil {
+		return c // a client relays nothing
+	}
+	// A router that has not answered our interest yet gets everything.
+	for l := range t.unfiltered {
+		if l != src && (src == nil || src.isClient() || l.isClient()) {
+			c.links = append(c.links, l)
+		}
+	}
+	for _, ls := range t.links {
+		if t.unfiltered[ls.l] {
+			continue // already included
+		}
+		if ls.l == src || !(src == nil || src.isClient() || ls.l.isClient()) {
+			continue
+		}
+		for _, k := range ls.keys {
+			if intersects(k, key) {
+				c.links = append(c.links, ls.l)
+				c.matched++
+				break
+			}
+		}
+	}
+	return c
+}
+
+// handleNetwork dispatches one network message received on l.
+func (s *Session) handleNetwork(l *link, m *netMsg) error {
+	switch m.id {
+	case nPush:
+		key, err := l.resolveKey(m.key)
+		if err != nil {
+			l.log.Warn("zenoh: dropping PUSH", "err", err)
+			return nil
+		}
+		rc := s.route(l.rxRoute, key, l)
+		l.rxRoute = rc
+		for _, sub := range rc.local {
+			sub.deliver(key, m.data)
+		}
+		if len(rc.links) > 0 {
+			d := outData{del: m.data.del, payload: m.data.payload, attachment: m.data.attachment,
+				encID: m.data.encID, ts: m.data.ts, hasTS: !m.data.ts.IsZero()}
+			if len(m.data.schema) > 0 {
+				d.schema = string(m.data.schema)
+			}
+			l.fwd = appendPush(l.fwd[:0], key, &d)
+			for _, dst := range rc.links {
+				// Relaying must not stall this reader on a slow link.
+				if !dst.queueOrDrop(l.fwd) {
+					dst.log.Debug("zenoh: queue full, relayed sample dropped", "key", key)
+				}
+			}
+		}
+	case nDeclare:
+		return s.handleDeclare(l, m)
+	case nInterest:
+		s.handleInterest(l, m)
+	case nRequest:
+		// No queryables here: the query is complete at once.
+		l.queueCtrl(appendResponseFinal(nil, m.requestID))
+	}
+	return nil
+}
+
+func (s *Session) handleDeclare(l *link, m *netMsg) error {
+	switch m.declID {
+	case dKeyExpr:
+		if m.entityID == 0 {
+			return fmt.Errorf("%w: D_KEYEXPR with id 0", ErrProtocol)
+		}
+		key, err := l.resolveKey(m.key)
+		if err != nil {
+			l.log.Warn("zenoh: ignoring D_KEYEXPR", "err", err)
+			return nil
+		}
+		if len(l.aliases) >= maxAliases {
+			return fmt.Errorf("%w: more than %d key expression aliases", ErrTooLarge, maxAliases)
+		}
+		l.aliases[uint16(m.entityID)] = key
+		l.lastKey = "" // the cache may hold the old meaning of this scope
+	case uKeyExpr:
+		delete(l.aliases, uint16(m.entityID))
+		l.lastKey = ""
+	case dFinal:
+		if m.hasInterestID && m.interestID == subsInterestID && l.askedSubs {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if !l.subsKnown && !l.removed {
+				l.subsKnown = true
+				s.rebuildLocked()
+			}
+		}
+	case dSubscriber:
+		key, err := l.resolveKey(m.key)
+		if err != nil {
+			l.log.Warn("zenoh: ignoring D_SUBSCRIBER", "err", err)
+			return nil
+		}
+		if _, err := checkKeyExpr(key); err != nil {
+			l.log.Warn("zenoh: ignoring D_SUBSCRIBER", "err", err)
+			return nil
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if l.removed || s.closed {
+			return nil
+		}
+		if old, ok := l.remoteSubs[m.entityID]; ok {
+			if s.entries[old] != nil && s.entries[old].key == key {
+				return nil // a repeated declaration, e.g. in an interest reply
+			}
+			s.removeEntryLocked(old)
+		}
+		if len(l.remoteSubs) >= maxRemoteSubs {
+			return fmt.Errorf("%w: more than %d subscribers from one link", ErrTooLarge, maxRemoteSubs)
+		}
+		e := s.addEntryLocked(key, l, nil)
+		l.remoteSubs[m.entityID] = e.id
+	case uSubscriber:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if gid, ok := l.remoteSubs[m.entityID]; ok {
+			delete(l.remoteSubs, m.entityID)
+			s.removeEntryLocked(gid)
+			s.rebuildLocked()
+		}
+	}
+	return nil
+}
+
+// Bounds on what one remote may make us remember.
+const (
+	maxAliases      = 1 << 16
+	maxRemoteSubs   = 1 << 16
+	maxAggInterests = 1 << 12
+)
+
+// aggInterest is a remote's aggregated Future interest in subscribers on
+// key: it is answered with one declaration of key itself, withdrawn when no
+// subscriber intersects key any more.
+type aggInterest struct {
+	key      string
+	declID   uint32
+	declared bool
+}
+
+// matchesLocked reports whether a subscription visible to l intersects key.
+func (s *Session) matchesLocked(l *link, key string) bool {
+	for _, e := range s.entries {
+		if s.visible(e, l) && intersects(e.key, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// refreshAggLocked updates the aggregated declarations after a change.
+func (s *Session) refreshAggLocked() {
+	var scratch []byte
+	for l := range s.links {
+		for _, a := range l.agg {
+			switch m := s.matchesLocked(l, a.key); {
+			case m && !a.declared:
+				s.nextID++
+				a.declID, a.declared = s.nextID, true
+				scratch = appendDeclareSubscriber(scratch[:0], nil, a.declID, a.key)
+				l.queueCtrl(scratch)
+			case !m && a.declared:
+				a.declared = false
+				scratch = appendUndeclareSubscriber(scratch[:0], a.declID)
+				l.queueCtrl(scratch)
+			}
+		}
+	}
+}
+
+// handleInterest answers an INTEREST: for Current modes, the matching
+// subscriptions tagged with the interest id, then D_FINAL; for Future
+// modes, later declarations are pushed as they happen.
+func (s *Session) handleInterest(l *link, m *netMsg) {
+	if m.mode == modeFinal {
+		s.mu.Lock()
+		delete(l.agg, m.interestID)
+		s.mu.Unlock()
+		return
+	}
+	var restrict string
+	if m.options&intRestricted != 0 {
+		k, err := l.resolveKey(m.key)
+		if err != nil {
+			l.log.Warn("zenoh: interest on unknown key", "err", err)
+		}
+		restrict = k
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l.removed {
+		return
+	}
+	id := m.interestID
+	var scratch []byte
+	if m.options&intAggregate != 0 && restrict != "" && m.options&intSubscribers != 0 {
+		// An aggregated interest is answered with the interest's own key,
+		// declared while some subscriber intersects it.
+		a := &aggInterest{key: restrict}
+		if m.mode == modeCurrent || m.mode == modeCurrentFuture {
+			if s.matchesLocked(l, restrict) {
+				s.nextID++
+				a.declID, a.declared = s.nextID, true
+				l.queueCtrl(appendDeclareSubscriber(scratch[:0], &id, a.declID, restrict))
+			}
+			l.queueCtrl(appendDeclareFinal(scratch[:0], id))
+		}
+		if m.mode == modeFuture || m.mode == modeCurrentFuture {
+			if l.agg == nil {
+				l.agg = make(map[uint32]*aggInterest)
+			}
+			if len(l.agg) >= maxAggInterests {
+				l.log.Warn("zenoh: too many aggregated interests, ignoring one", "id", id)
+				return
+			}
+			l.agg[id] = a
+		}
+		return
+	}
+	if m.mode == modeCurrent || m.mode == modeCurrentFuture {
+		if m.options&intSubscribers != 0 {
+			for _, e := range s.sortedEntries() {
+				if s.visible(e, l) && (restrict == "" || intersects(restrict, e.key)) {
+					scratch = appendDeclareSubscriber(scratch[:0], &id, e.id, e.key)
+					l.queueCtrl(scratch)
+				}
+			}
+		}
+		l.queueCtrl(appendDeclareFinal(scratch[:0], id))
+	}
+	if (m.mode == modeFuture || m.mode == modeCurrentFuture) && m.options&intSubscribers != 0 {
+		l.wantsDecl = true
+	}
+}
+
+// waitChange returns a channel closed at the next routing change.
+func (s *Session) waitChange() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
+}
