@@ -138,12 +138,12 @@ func TestParseConstantsAndDefaults(t *testing.T) {
 		"string t \"say \\\"hi\\\"\"\n" +
 		"string<=5[] names [\"a, b\", 'c', d ]\n" +
 		"string u hello world\n"
-	m, err := idl.ParseMessage("pkg", "Defaults", []byte(src))
+	_, err := idl.ParseMessage("pkg", "Defaults", []byte(src))
 	if err == nil {
 		t.Fatal("'it''s' must be rejected: unescaped inner quote")
 	}
 	src = strings.Replace(src, "string s 'it''s'\n", "string s 'it\\'s'\n", 1)
-	m, err = idl.ParseMessage("pkg", "Defaults", []byte(src))
+	m, err := idl.ParseMessage("pkg", "Defaults", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
