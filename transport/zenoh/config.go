@@ -70,7 +70,9 @@ type Config struct {
 	// ZID is this session's Zenoh ID, 1 to 16 bytes. Default 16 random bytes.
 	ZID []byte
 	// RetryInterval is the pause between attempts to dial a Connect
-	// endpoint. Default 1 s.
+	// endpoint; it doubles while the endpoint stays unreachable, up to 8
+	// times RetryInterval, and starts again from RetryInterval after a
+	// link was lost. Default 1 s.
 	RetryInterval time.Duration
 	// Logger receives diagnostics. Default: discard.
 	Logger *slog.Logger

@@ -45,7 +45,37 @@
 // not decode is sent CLOSE and dropped; the session and its other links
 // continue. Two nodes that dial each other keep a single link.
 //
-// Not implemented yet: queries and queryables (a REQUEST is answered with an
-// immediate RESPONSE_FINAL), liveliness, QoS priorities and express, UDP,
-// TLS and scouting.
+// # Queries
+//
+// Get sends a query on a selector ("key/expr?parameters", with an optional
+// payload, encoding, attachment, target, consolidation and timeout) to the
+// local queryables that match and to the linked nodes that declared one
+// (or, before a router has listed its queryables, to the router), and
+// yields the replies (samples or error replies) until every node reached
+// has sent RESPONSE_FINAL, the timeout passes or ctx ends. DeclareQueryable
+// hands each query to a handler as a *Query that may be answered later,
+// from any goroutine, any number of times (Reply, ReplyDelete, ReplyErr),
+// and ends with Finish; a query is finished anyway when its timeout passes,
+// when its queryable is undeclared and when the session closes, so a
+// querier never waits for an answer that cannot come. NewServer and
+// NewClient wrap queries as an afor.Server and an afor.Client. As with
+// samples, a peer forwards queries (and relays the replies) between its
+// clients and its other links, never from one peer to another.
+//
+// # Liveliness
+//
+// DeclareToken declares a liveliness token, seen by the other nodes until
+// it is undeclared, its session closes or its link dies.
+// DeclareLivelinessSubscriber (optionally WithHistory) and
+// SubscribeLiveliness report tokens appearing (KindPut) and disappearing
+// (KindDelete); LivelinessGet lists the tokens alive now.
+//
+// # Reconnection
+//
+// A session redials its Connect endpoints while it lives (backing off up to
+// 8 RetryIntervals while one stays unreachable) and re-declares its
+// subscribers, queryables and tokens on every new link; WaitConnected waits
+// for a link.
+//
+// Not implemented yet: QoS priorities and express, UDP, TLS and scouting.
 package zenoh

@@ -24,6 +24,15 @@ var (
 	ErrProtocol = errors.New("zenoh: protocol error")
 	// ErrTooLarge reports a message or batch beyond a configured limit.
 	ErrTooLarge = errors.New("zenoh: message too large")
+	// ErrQueryFinished is returned when answering a query that has
+	// finished (explicitly, by timeout, or because its queryable or
+	// session ended).
+	ErrQueryFinished = errors.New("zenoh: query finished")
+	// ErrReplyError matches the error replies of queryables (see
+	// ReplyError).
+	ErrReplyError = errors.New("zenoh: error reply")
+	// ErrQueryTimeout reports a query whose timeout passed before a reply.
+	ErrQueryTimeout = errors.New("zenoh: query timed out")
 )
 
 // Causes recorded (and logged) when a link ends.

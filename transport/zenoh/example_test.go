@@ -111,3 +111,104 @@ func ExampleWithEncoding() {
 	// application/json
 	// text/yaml;v1
 }
+
+// A queryable answers a query later, from another goroutine, with two
+// replies; the querier iterates them until the query is finished.
+func ExampleSession_Get() {
+	ctx := context.Background()
+	s, err := zenoh.Open(ctx, zenoh.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	_, err = s.DeclareQueryable("robot/*/battery", func(q *zenoh.Query) {
+		go func() { // a deferred answer
+			defer q.Finish()
+			_ = q.Reply(ctx, "robot/1/battery", []byte("87%"))
+			_ = q.Reply(ctx, "robot/2/battery", []byte("12%"))
+		}()
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	replies, err := s.Get(ctx, "robot/*/battery?unit=percent", zenoh.WithConsolidation(zenoh.ConsolidationNone))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for r := range replies {
+		if r.Err != nil {
+			log.Fatal(r.Err)
+		}
+		fmt.Println(r.Sample.KeyExpr, string(r.Sample.Payload))
+	}
+	// Output:
+	// robot/1/battery 87%
+	// robot/2/battery 12%
+}
+
+// A service over Zenoh: an afor.Server answers each request (here at
+// once; it may answer later from any goroutine) and an afor.Client calls
+// it.
+func ExampleNewServer() {
+	ctx := context.Background()
+	s, err := zenoh.Open(ctx, zenoh.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	srv, err := zenoh.NewServer(s, "svc/greet", afor.StringCodec{}, afor.StringCodec{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	go func() {
+		for req := range srv.ListenReliable(ctx) {
+			_ = req.Respond("hello " + req.Request)
+		}
+	}()
+	cli, err := zenoh.NewClient(s, "svc/greet", afor.StringCodec{}, afor.StringCodec{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := cli.WaitForServer(ctx); err != nil {
+		log.Fatal(err)
+	}
+	res, err := cli.Call(ctx, "robot")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res)
+	// Output: hello robot
+}
+
+// A liveliness watcher: tokens already alive are reported first, then
+// appearances and disappearances.
+func ExampleSubscribeLiveliness() {
+	ctx := context.Background()
+	s, err := zenoh.Open(ctx, zenoh.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	tok, err := s.DeclareToken("robot/1/alive")
+	if err != nil {
+		log.Fatal(err)
+	}
+	events, err := zenoh.SubscribeLiveliness(s, "robot/*/alive")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer events.Close()
+	watch := events.ListenReliable(ctx)
+	_ = tok.Undeclare()
+	n := 0
+	for ev := range watch {
+		fmt.Println(ev.KeyExpr, ev.Kind)
+		if n++; n == 2 {
+			break
+		}
+	}
+	// Output:
+	// robot/1/alive PUT
+	// robot/1/alive DELETE
+}

@@ -8,6 +8,9 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/afor-go/afor/transport/zenoh/internal/wire"
 )
 
 func seedHex(f *testing.F, ss ...string) {
@@ -84,6 +87,9 @@ func FuzzHandleBatch(f *testing.F) {
 		"e6 0d 02 1d 20 00 06 64 65 6d", "26 0e 6f 2f 78 01 02 68 69",
 		"04", "03 02", "00 01 00", "25 00 31 05 1e 1a",
 	)
+	for _, m := range querySeeds(f) {
+		f.Add(append([]byte{0x25, 0x10}, m...))
+	}
 	s, err := Open(context.Background(), Config{BatchSize: 1024, MaxMessageSize: 4096})
 	if err != nil {
 		f.Fatal(err)
@@ -94,6 +100,16 @@ func FuzzHandleBatch(f *testing.F) {
 		f.Fatal(err)
 	}
 	defer sub.Undeclare()
+	qa, err := s.DeclareQueryable("demo/**", func(q *Query) { _ = q.Reply(context.Background(), q.KeyExpr, []byte("r")); q.Finish() })
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer qa.Undeclare()
+	ls, err := s.DeclareLivelinessSubscriber("**", func(Sample) {})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer ls.Undeclare()
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c1, c2 := net.Pipe()
 		defer c1.Close()
@@ -103,6 +119,7 @@ func FuzzHandleBatch(f *testing.F) {
 			kick: make(chan struct{}, 1), space: make(chan struct{}, 1),
 			done: make(chan struct{}), finished: make(chan struct{}),
 			aliases: make(map[uint16]string), remoteSubs: make(map[uint32]uint32),
+			remoteQabls: make(map[uint32]uint32), remoteTokens: make(map[uint32]uint32),
 			reason: -1, batch: 1024, snMask: 1<<28 - 1, patch: 1, whatami: whatClient,
 		}
 		// Twice, so that aliases and fragments carry over.
@@ -117,4 +134,33 @@ func FuzzHandleBatch(f *testing.F) {
 		}
 		s.removeLink(l)
 	})
+}
+
+// querySeeds encodes the query and liveliness messages a link may receive.
+func querySeeds(f *testing.F) [][]byte {
+	key := wire.WireExpr{Suffix: []byte("demo/x")}
+	ts := wire.Timestamp{Time: 1 << 32, ID: wire.ZenohID{Len: 1, Bytes: [16]byte{7}}}
+	msgs := []wire.NetworkMessage{
+		&wire.Request{ID: 1, WireExpr: key, Target: wire.TargetAll, Timeout: time.Second,
+			Body: wire.Query{Consolidation: wire.ConsolidationNone, Parameters: []byte("a=1"), Attachment: []byte("att"),
+				HasBody: true, Body: wire.QueryBody{Encoding: wire.Encoding{ID: 4}, Payload: []byte("q")}}},
+		&wire.Response{RequestID: 1, WireExpr: key, Body: &wire.Reply{Body: &wire.Put{HasTimestamp: true, Timestamp: ts, Payload: []byte("p"), Attachment: []byte("a")}}},
+		&wire.Response{RequestID: 1, WireExpr: key, Body: &wire.Reply{Body: &wire.Del{}}},
+		&wire.Response{RequestID: 1, WireExpr: key, Body: &wire.Err{Payload: []byte("e")}},
+		&wire.ResponseFinal{RequestID: 1},
+		&wire.Declare{Body: &wire.DeclareQueryable{ID: 3, WireExpr: key, Complete: true}},
+		&wire.Declare{Body: &wire.UndeclareQueryable{ID: 3}},
+		&wire.Declare{Body: &wire.DeclareToken{ID: 4, WireExpr: key}},
+		&wire.Declare{Body: &wire.UndeclareToken{ID: 4, HasWireExpr: true, WireExpr: key}},
+		&wire.Interest{ID: 9, Mode: wire.InterestCurrentFuture, Options: wire.InterestTokens | wire.InterestQueryables | wire.InterestRestricted, WireExpr: key},
+	}
+	var out [][]byte
+	for _, m := range msgs {
+		b, err := m.AppendBinary(nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
 }

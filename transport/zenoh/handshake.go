@@ -27,17 +27,19 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 	br := bufio.NewReaderSize(conn, 65536+2)
 	buf := make([]byte, 65535)
 	l := &link{
-		s:          s,
-		conn:       conn,
-		br:         br,
-		kick:       make(chan struct{}, 1),
-		space:      make(chan struct{}, 1),
-		done:       make(chan struct{}),
-		finished:   make(chan struct{}),
-		aliases:    make(map[uint16]string),
-		remoteSubs: make(map[uint32]uint32),
-		reason:     -1,
-		dialed:     dialer,
+		s:            s,
+		conn:         conn,
+		br:           br,
+		kick:         make(chan struct{}, 1),
+		space:        make(chan struct{}, 1),
+		done:         make(chan struct{}),
+		finished:     make(chan struct{}),
+		aliases:      make(map[uint16]string),
+		remoteSubs:   make(map[uint32]uint32),
+		remoteQabls:  make(map[uint32]uint32),
+		remoteTokens: make(map[uint32]uint32),
+		reason:       -1,
+		dialed:       dialer,
 	}
 	ours := initMsg{
 		version: protoVersion,

@@ -17,6 +17,7 @@ type picoProc struct {
 	mu    sync.Mutex
 	lines []string
 	more  chan struct{} // signalled on every new line
+	kill  func()        // kills the process (idempotent)
 }
 
 // startPico runs a zenoh-pico example (skipping without
@@ -39,7 +40,7 @@ func startPico(t *testing.T, program string, args ...string) *picoProc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &picoProc{more: make(chan struct{}, 1)}
+	p := &picoProc{more: make(chan struct{}, 1), kill: func() { _ = cmd.Process.Kill() }}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

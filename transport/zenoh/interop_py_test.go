@@ -19,18 +19,29 @@ import (
 
 // pyEvent is one JSON line printed by testdata/zenoh_peer.py.
 type pyEvent struct {
-	Ev         string  `json:"ev"`
-	Op         string  `json:"op"`
-	ZID        string  `json:"zid"`
+	Ev         string    `json:"ev"`
+	Op         string    `json:"op"`
+	ZID        string    `json:"zid"`
+	Key        string    `json:"key"`
+	Kind       string    `json:"kind"`
+	Len        int       `json:"len"`
+	SHA256     string    `json:"sha256"`
+	Payload    string    `json:"payload"`
+	Encoding   string    `json:"encoding"`
+	Attachment *string   `json:"attachment"`
+	TS         *string   `json:"ts"`
+	Error      string    `json:"error"`
+	Replies    []pyReply `json:"replies"`
+	Keys       []string  `json:"keys"`
+}
+
+// pyReply is one reply to a Python get.
+type pyReply struct {
 	Key        string  `json:"key"`
-	Kind       string  `json:"kind"`
-	Len        int     `json:"len"`
-	SHA256     string  `json:"sha256"`
 	Payload    string  `json:"payload"`
-	Encoding   string  `json:"encoding"`
+	Kind       string  `json:"kind"`
 	Attachment *string `json:"attachment"`
-	TS         *string `json:"ts"`
-	Error      string  `json:"error"`
+	Err        bool    `json:"err"`
 }
 
 // pyPeer is a running zenoh_peer.py.
@@ -38,6 +49,7 @@ type pyPeer struct {
 	t       *testing.T
 	stdin   io.WriteCloser
 	samples chan pyEvent
+	live    chan pyEvent // liveliness events
 	acks    chan pyEvent
 	skip    string // payload of samples that sample() ignores
 }
@@ -60,7 +72,7 @@ func startPy(t *testing.T, args ...string) *pyPeer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &pyPeer{t: t, stdin: stdin, samples: make(chan pyEvent, 4096), acks: make(chan pyEvent, 16)}
+	p := &pyPeer{t: t, stdin: stdin, samples: make(chan pyEvent, 4096), live: make(chan pyEvent, 256), acks: make(chan pyEvent, 16)}
 	ready := make(chan pyEvent, 1)
 	readerDone := make(chan struct{})
 	var logs []string // non-JSON output (Rust logs), read after readerDone
@@ -79,6 +91,8 @@ func startPy(t *testing.T, args ...string) *pyPeer {
 				ready <- ev
 			case "sample":
 				p.samples <- ev
+			case "live":
+				p.live <- ev
 			default:
 				p.acks <- ev
 			}
@@ -122,6 +136,12 @@ func startPy(t *testing.T, args ...string) *pyPeer {
 // do sends a command and waits for its acknowledgement.
 func (p *pyPeer) do(cmd map[string]any) {
 	p.t.Helper()
+	p.doEv(cmd)
+}
+
+// doEv sends a command and returns its acknowledgement.
+func (p *pyPeer) doEv(cmd map[string]any) pyEvent {
+	p.t.Helper()
 	b, _ := json.Marshal(cmd)
 	if _, err := p.stdin.Write(append(b, '\n')); err != nil {
 		p.t.Fatalf("python command: %v", err)
@@ -131,9 +151,11 @@ func (p *pyPeer) do(cmd map[string]any) {
 		if ev.Ev != "ok" {
 			p.t.Fatalf("python %v: %+v", cmd, ev)
 		}
+		return ev
 	case <-time.After(20 * time.Second):
 		p.t.Fatalf("python did not acknowledge %v", cmd)
 	}
+	return pyEvent{}
 }
 
 func (p *pyPeer) sample() pyEvent {

@@ -18,3 +18,6 @@ func checkKeyExpr(k string) (string, error) {
 // intersects reports whether some key matches both expressions; it does
 // not allocate.
 func intersects(a, b string) bool { return keyexpr.Intersects(a, b) }
+
+// includes reports whether every key matching b matches a.
+func includes(a, b string) bool { return keyexpr.Includes(a, b) }

@@ -12,6 +12,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/afor-go/afor/transport/zenoh/internal/wire"
 )
 
 // Limits of the transmit path.
@@ -68,14 +70,17 @@ type link struct {
 	msg       netMsg
 	rxRoute   *routeCache
 	fwd       []byte // encoding buffer for forwarded samples
+	wdec      *wire.Decoder
 
 	// Guarded by Session.mu.
-	remoteSubs map[uint32]uint32 // remote subscriber id -> session entry id
-	wantsDecl  bool              // push declarations as they happen
-	askedSubs  bool              // we sent the remote an interest in its subscribers
-	subsKnown  bool              // and it answered (D_FINAL)
-	agg        map[uint32]*aggInterest
-	removed    bool
+	remoteSubs   map[uint32]uint32 // remote subscriber id -> session entry id
+	remoteQabls  map[uint32]uint32 // remote queryable id -> session queryable id
+	remoteTokens map[uint32]uint32 // remote token id -> session token id
+	wantsDecl    bool              // push declarations as they happen
+	askedSubs    bool              // we sent the remote an interest in its subscribers
+	subsKnown    bool              // and it answered (D_FINAL)
+	agg          map[uint32]*aggInterest
+	removed      bool
 
 	once     sync.Once
 	done     chan struct{} // closed when the link is told to end
@@ -102,9 +107,13 @@ func (l *link) close(reason int, cause error) {
 	})
 }
 
-// queue appends one encoded network message for the writer, waiting while
-// the queue is full. It returns errLinkClosed once the link ended.
-func (l *link) queue(ctx context.Context, msg []byte) error {
+// queue appends encoded network messages (msg, then more, together) for
+// the writer, waiting while the queue is full. It returns errLinkClosed once the link ended.
+func (l *link) queue(ctx context.Context, msg []byte, more ...[]byte) error {
+	size := len(msg)
+	for _, m := range more {
+		size += len(m)
+	}
 	for {
 		l.mu.Lock()
 		select {
@@ -113,9 +122,13 @@ func (l *link) queue(ctx context.Context, msg []byte) error {
 			return errLinkClosed
 		default:
 		}
-		if len(l.pending) == 0 || len(l.pending)+len(msg) <= maxPending {
+		if len(l.pending) == 0 || len(l.pending)+size <= maxPending {
 			l.pending = append(l.pending, msg...)
 			l.bounds = append(l.bounds, len(l.pending))
+			for _, m := range more {
+				l.pending = append(l.pending, m...)
+				l.bounds = append(l.bounds, len(l.pending))
+			}
 			l.mu.Unlock()
 			select {
 			case l.kick <- struct{}{}:
@@ -500,9 +513,11 @@ func (l *link) handleFragment(h byte, r *reader) error {
 // handleNetworkMessages decodes network messages up to the end of r.
 func (l *link) handleNetworkMessages(r *reader) error {
 	for r.len() > 0 {
+		start := r.b
 		if err := decodeNetwork(r, &l.msg); err != nil {
 			return err
 		}
+		l.msg.raw = start[:len(start)-r.len()]
 		if err := l.s.handleNetwork(l, &l.msg); err != nil {
 			return err
 		}

@@ -171,6 +171,7 @@ type dataMsg struct {
 // netMsg is a decoded network message; slices alias the received bytes.
 type netMsg struct {
 	id  byte
+	raw []byte // the whole encoded message, aliasing the batch
 	key wireExpr
 	// PUSH
 	data dataMsg
@@ -190,6 +191,8 @@ type netMsg struct {
 const (
 	intKeyExprs    = 0x01
 	intSubscribers = 0x02
+	intQueryables  = 0x04
+	intTokens      = 0x08
 	intRestricted  = 0x10
 	intN           = 0x20
 	intM           = 0x40

@@ -29,8 +29,19 @@ type Session struct {
 	mu      sync.Mutex
 	closed  bool
 	links   map[*link]struct{}
-	entries map[uint32]*subEntry // every known subscription, by session id
+	entries map[uint32]*subEntry  // every known subscription, by session id
+	qabls   map[uint32]*qablEntry // every known queryable, by session id
+	gets    map[uint32]*getState  // queries in flight, by request id
+	tokens  map[uint32]*tokEntry  // every known liveliness token
+	lsubs   map[uint32]*LivelinessSubscriber
+	// livQueue holds liveliness events for flushLiveliness, which
+	// delivers them under livDeliver.
+	livQueue   []livEvent
+	livDeliver sync.Mutex
+
+	bufs    sync.Pool // *encBuf for encoding queries and replies
 	nextID  uint32
+	nextQID uint32
 	changed chan struct{} // closed and replaced when the routing table changes
 
 	table atomic.Pointer[table]
@@ -74,6 +85,10 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		log:     rc.Logger,
 		links:   make(map[*link]struct{}),
 		entries: make(map[uint32]*subEntry),
+		qabls:   make(map[uint32]*qablEntry),
+		gets:    make(map[uint32]*getState),
+		tokens:  make(map[uint32]*tokEntry),
+		lsubs:   make(map[uint32]*LivelinessSubscriber),
 		changed: make(chan struct{}),
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -165,7 +180,20 @@ func (s *Session) Close() error {
 			locals = append(locals, e.local)
 		}
 	}
+	var qabls []*Queryable
+	for _, e := range s.qabls {
+		if e.local != nil {
+			qabls = append(qabls, e.local)
+		}
+	}
+	lsubs := make([]*LivelinessSubscriber, 0, len(s.lsubs))
+	for _, ls := range s.lsubs {
+		lsubs = append(lsubs, ls)
+	}
 	s.mu.Unlock()
+	for _, ls := range lsubs {
+		_ = ls.end(ErrSessionClosed)
+	}
 	s.cancel()
 	for _, ln := range s.listeners {
 		_ = ln.Close()
@@ -176,6 +204,19 @@ func (s *Session) Close() error {
 	s.wg.Wait()
 	for _, sub := range locals {
 		sub.end(ErrSessionClosed)
+	}
+	// Pending queries are finished, and queries in flight end.
+	for _, qa := range qabls {
+		_ = qa.end(ErrSessionClosed)
+	}
+	s.mu.Lock()
+	gets := make([]*getState, 0, len(s.gets))
+	for _, g := range s.gets {
+		gets = append(gets, g)
+	}
+	s.mu.Unlock()
+	for _, g := range gets {
+		g.finish()
 	}
 	return nil
 }
@@ -211,6 +252,7 @@ func (s *Session) acceptLoop(ln net.Listener) {
 func (s *Session) dialLoop(ep endpoint, first chan<- error) {
 	defer s.wg.Done()
 	var d net.Dialer
+	delay := s.cfg.RetryInterval
 	for {
 		conn, err := d.DialContext(s.ctx, "tcp", ep.addr)
 		var l *link
@@ -250,6 +292,7 @@ func (s *Session) dialLoop(ep endpoint, first chan<- error) {
 				return
 			}
 			s.log.Info("zenoh: link lost, redialling", "endpoint", ep.String(), "cause", l.cause)
+			delay = s.cfg.RetryInterval
 		case existing != nil:
 			// Already linked to that node (it dialled us): dial again only
 			// once that link is gone.
@@ -259,14 +302,47 @@ func (s *Session) dialLoop(ep endpoint, first chan<- error) {
 				return
 			}
 		default:
-			s.log.Debug("zenoh: connect attempt failed", "err", err)
+			s.log.Debug("zenoh: connect attempt failed", "err", err, "retry_in", delay)
 		}
-		t := time.NewTimer(s.cfg.RetryInterval)
+		t := time.NewTimer(delay)
+		if l == nil && existing == nil {
+			// Back off while the endpoint stays unreachable.
+			delay = min(2*delay, maxRetryFactor*s.cfg.RetryInterval)
+		}
 		select {
 		case <-t.C:
 		case <-s.ctx.Done():
 			t.Stop()
 			return
+		}
+	}
+}
+
+// maxRetryFactor caps the redial backoff at this many RetryIntervals.
+const maxRetryFactor = 8
+
+// WaitConnected waits until the session has at least one link, or ctx
+// ends. A session that dials redials lost links by itself (re-declaring its
+// subscribers, queryables and tokens), so this is how to wait for the end
+// of a gap.
+func (s *Session) WaitConnected(ctx context.Context) error {
+	for {
+		ch := s.waitChange()
+		s.mu.Lock()
+		n, closed := len(s.links), s.closed
+		s.mu.Unlock()
+		if closed {
+			return ErrSessionClosed
+		}
+		if n > 0 {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.ctx.Done():
+			return ErrSessionClosed
 		}
 	}
 }
@@ -314,6 +390,18 @@ func (s *Session) register(l *link) (*link, error) {
 				l.queueCtrl(scratch)
 			}
 		}
+		for _, e := range s.sortedQabls() {
+			if qablVisible(e, l) {
+				scratch = appendDeclareQueryable(scratch[:0], nil, e.id, e.key, e.complete)
+				l.queueCtrl(scratch)
+			}
+		}
+		for _, e := range s.sortedTokens() {
+			if tokVisible(e, l) {
+				scratch = appendDeclareToken(scratch[:0], nil, e.id, e.key)
+				l.queueCtrl(scratch)
+			}
+		}
 		if s.cfg.Mode == ModePeer {
 			l.queueCtrl(appendDeclareFinal(scratch[:0], 0))
 		}
@@ -322,7 +410,7 @@ func (s *Session) register(l *link) (*link, error) {
 			// so that publications are only sent when someone listens.
 			// (Peers push theirs unasked.)
 			l.askedSubs = true
-			l.queueCtrl(appendInterest(scratch[:0], subsInterestID, modeCurrentFuture, intKeyExprs|intSubscribers))
+			l.queueCtrl(appendInterest(scratch[:0], subsInterestID, modeCurrentFuture, intKeyExprs|intSubscribers|intQueryables|intTokens))
 		}
 	}
 	s.rebuildLocked()
@@ -340,15 +428,48 @@ func (s *Session) serve(l *link) {
 // removeLink drops a finished link and every subscription it declared.
 func (s *Session) removeLink(l *link) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	l.removed = true
 	delete(s.links, l)
 	for _, gid := range l.remoteSubs {
 		s.removeEntryLocked(gid)
 	}
 	clear(l.remoteSubs)
+	for _, gid := range l.remoteQabls {
+		s.removeQablLocked(gid)
+	}
+	clear(l.remoteQabls)
+	for _, gid := range l.remoteTokens {
+		s.removeTokenLocked(gid)
+	}
+	clear(l.remoteTokens)
 	s.rebuildLocked()
+	gets := make([]*getState, 0, len(s.gets))
+	for _, g := range s.gets {
+		gets = append(gets, g)
+	}
+	s.mu.Unlock()
+	s.flushLiveliness()
+	// The link will send no RESPONSE_FINAL: its part of every query ends.
+	for _, g := range gets {
+		g.final(l)
+	}
 	l.log.Debug("zenoh: link down", "cause", l.cause)
+}
+
+// sortedQabls lists the queryables in declaration order.
+func (s *Session) sortedQabls() []*qablEntry {
+	es := make([]*qablEntry, 0, len(s.qabls))
+	for _, e := range s.qabls {
+		es = append(es, e)
+	}
+	slices.SortFunc(es, func(a, b *qablEntry) int { return int(a.id) - int(b.id) })
+	return es
+}
+
+// notifyLocked wakes the waiters of a routing change.
+func (s *Session) notifyLocked() {
+	close(s.changed)
+	s.changed = make(chan struct{})
 }
 
 // sortedEntries lists the subscriptions in declaration order.
@@ -519,12 +640,19 @@ func (s *Session) handleNetwork(l *link, m *netMsg) error {
 			}
 		}
 	case nDeclare:
-		return s.handleDeclare(l, m)
+		err := s.handleDeclare(l, m)
+		if m.declID == dToken || m.declID == uToken {
+			s.flushLiveliness()
+		}
+		return err
 	case nInterest:
 		s.handleInterest(l, m)
 	case nRequest:
-		// No queryables here: the query is complete at once.
-		l.queueCtrl(appendResponseFinal(nil, m.requestID))
+		s.handleRequest(l, m.raw, m.requestID)
+	case nResponse:
+		s.handleResponse(l, m.raw, m.requestID)
+	case nResponseFinal:
+		s.handleResponseFinal(l, m.requestID)
 	}
 	return nil
 }
@@ -583,6 +711,71 @@ func (s *Session) handleDeclare(l *link, m *netMsg) error {
 		}
 		e := s.addEntryLocked(key, l, nil)
 		l.remoteSubs[m.entityID] = e.id
+	case dQueryable:
+		key, err := l.resolveKey(m.key)
+		if err == nil {
+			key, err = checkKeyExpr(key)
+		}
+		if err != nil {
+			l.log.Warn("zenoh: ignoring D_QUERYABLE", "err", err)
+			return nil
+		}
+		complete := l.decodeQueryableComplete(m.raw)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if l.removed || s.closed {
+			return nil
+		}
+		if old, ok := l.remoteQabls[m.entityID]; ok {
+			if e := s.qabls[old]; e != nil && e.key == key && e.complete == complete {
+				return nil // a repeated declaration, e.g. in an interest reply
+			}
+			s.removeQablLocked(old)
+		} else if len(l.remoteQabls) >= maxRemoteSubs {
+			return fmt.Errorf("%w: more than %d queryables from one link", ErrTooLarge, maxRemoteSubs)
+		}
+		s.nextID++
+		l.remoteQabls[m.entityID] = s.nextID
+		s.addQablLocked(&qablEntry{id: s.nextID, key: key, complete: complete, origin: l})
+	case dToken:
+		key, err := l.resolveKey(m.key)
+		if err == nil {
+			key, err = checkKeyExpr(key)
+		}
+		if err != nil {
+			l.log.Warn("zenoh: ignoring D_TOKEN", "err", err)
+			return nil
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if l.removed || s.closed {
+			return nil
+		}
+		if old, ok := l.remoteTokens[m.entityID]; ok {
+			if e := s.tokens[old]; e != nil && e.key == key {
+				return nil // a repeated declaration, e.g. in an interest reply
+			}
+			s.removeTokenLocked(old)
+		} else if len(l.remoteTokens) >= maxRemoteSubs {
+			return fmt.Errorf("%w: more than %d tokens from one link", ErrTooLarge, maxRemoteSubs)
+		}
+		s.nextID++
+		l.remoteTokens[m.entityID] = s.nextID
+		s.addTokenLocked(&tokEntry{id: s.nextID, key: key, origin: l})
+	case uToken:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if gid, ok := l.remoteTokens[m.entityID]; ok {
+			delete(l.remoteTokens, m.entityID)
+			s.removeTokenLocked(gid)
+		}
+	case uQueryable:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if gid, ok := l.remoteQabls[m.entityID]; ok {
+			delete(l.remoteQabls, m.entityID)
+			s.removeQablLocked(gid)
+		}
 	case uSubscriber:
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -699,9 +892,25 @@ func (s *Session) handleInterest(l *link, m *netMsg) {
 				}
 			}
 		}
+		if m.options&intTokens != 0 {
+			for _, e := range s.sortedTokens() {
+				if tokVisible(e, l) && (restrict == "" || intersects(restrict, e.key)) {
+					scratch = appendDeclareToken(scratch[:0], &id, e.id, e.key)
+					l.queueCtrl(scratch)
+				}
+			}
+		}
+		if m.options&intQueryables != 0 {
+			for _, e := range s.sortedQabls() {
+				if qablVisible(e, l) && (restrict == "" || intersects(restrict, e.key)) {
+					scratch = appendDeclareQueryable(scratch[:0], &id, e.id, e.key, e.complete)
+					l.queueCtrl(scratch)
+				}
+			}
+		}
 		l.queueCtrl(appendDeclareFinal(scratch[:0], id))
 	}
-	if (m.mode == modeFuture || m.mode == modeCurrentFuture) && m.options&intSubscribers != 0 {
+	if (m.mode == modeFuture || m.mode == modeCurrentFuture) && m.options&(intSubscribers|intQueryables|intTokens) != 0 {
 		l.wantsDecl = true
 	}
 }

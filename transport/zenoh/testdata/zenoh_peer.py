@@ -21,6 +21,21 @@ on stdout. The first event is {"ev": "ready", "zid": ...}. Commands:
    "attachment": A, "ts": true}           publish (payload: S, or N pattern bytes;
                                           ts: with a fresh timestamp)
   {"op": "delete", "key": K, "attachment": A}
+  {"op": "queryable", "key": K, "replies": N, "error": E, "complete": C}
+                                          declare a queryable answering each query
+                                          with N replies on the query's key (payload
+                                          "py<i>:<parameters>:<query payload>"), then
+                                          an error reply E if given
+  {"op": "get", "selector": S, "payload": P, "timeout": T, "target": "all"}
+                                          query (consolidation none) and answer
+                                          {"ev": "ok", "replies": [{"key", "payload",
+                                          "err", "kind", "attachment"}, ...]}
+  {"op": "token", "key": K}               declare a liveliness token
+  {"op": "untoken", "key": K}             undeclare it
+  {"op": "lsub", "key": K, "history": H}  declare a liveliness subscriber; its
+                                          events are {"ev": "live", "key", "kind"}
+  {"op": "lget", "key": K, "timeout": T}  liveliness get -> {"ev": "ok", "keys": [...]}
+  {"op": "crash"}                         exit at once, closing nothing
   {"op": "quit"}
 Samples are reported as {"ev": "sample", "key", "kind", "len", "sha256",
 "payload" (text, when under 256 bytes), "encoding", "attachment", "ts"}.
@@ -29,6 +44,7 @@ Samples are reported as {"ev": "sample", "key", "kind", "len", "sha256",
 import argparse
 import hashlib
 import json
+import os
 import sys
 import threading
 
@@ -79,6 +95,42 @@ def on_sample(sample):
     emit(**ev)
 
 
+def make_queryable_handler(n, error):
+    def handler(query):
+        params = str(query.parameters)
+        body = query.payload.to_bytes().decode("utf-8", "replace") if query.payload is not None else ""
+        for i in range(n):
+            query.reply(query.key_expr, f"py{i}:{params}:{body}".encode(), attachment=b"pyatt")
+        if error:
+            query.reply_err(error.encode())
+
+    return handler
+
+
+def do_get(session, cmd):
+    kw = {"consolidation": zenoh.ConsolidationMode.NONE}
+    if cmd.get("payload") is not None:
+        kw["payload"] = cmd["payload"].encode()
+    if cmd.get("timeout") is not None:
+        kw["timeout"] = cmd["timeout"]
+    if cmd.get("target") == "all":
+        kw["target"] = zenoh.QueryTarget.ALL
+    replies = []
+    for reply in session.get(cmd["selector"], **kw):
+        if reply.ok is not None:
+            smp = reply.ok
+            replies.append({
+                "key": str(smp.key_expr),
+                "payload": smp.payload.to_bytes().decode("utf-8", "replace"),
+                "kind": str(smp.kind).split(".")[-1],
+                "attachment": smp.attachment.to_bytes().decode() if smp.attachment is not None else None,
+                "err": False,
+            })
+        else:
+            replies.append({"payload": reply.err.payload.to_bytes().decode("utf-8", "replace"), "err": True})
+    return replies
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mode", default="peer")
@@ -96,6 +148,7 @@ def main():
     keep = []
     keyexprs = []
     pubs = {}
+    tokens = {}
     emit(ev="ready", zid=str(session.zid()))
     for line in sys.stdin:
         line = line.strip()
@@ -105,6 +158,9 @@ def main():
         op = cmd["op"]
         if op == "quit":
             break
+        if op == "crash":
+            # Die without closing anything: links drop, as when a process is killed.
+            os._exit(0)
         if op == "sub":
             keep.append(session.declare_subscriber(cmd["key"], on_sample))
         elif op == "pub":
@@ -146,6 +202,31 @@ def main():
                     cmd["key"], payload,
                     congestion_control=zenoh.CongestionControl.BLOCK, **kw
                 )
+        elif op == "queryable":
+            keep.append(session.declare_queryable(
+                cmd["key"], make_queryable_handler(cmd.get("replies", 1), cmd.get("error")),
+                complete=bool(cmd.get("complete")),
+            ))
+        elif op == "get":
+            emit(ev="ok", op=op, replies=do_get(session, cmd))
+            continue
+        elif op == "token":
+            tokens[cmd["key"]] = session.liveliness().declare_token(cmd["key"])
+        elif op == "untoken":
+            tokens.pop(cmd["key"]).undeclare()
+        elif op == "lsub":
+            keep.append(session.liveliness().declare_subscriber(
+                cmd["key"],
+                lambda smp: emit(ev="live", key=str(smp.key_expr), kind=str(smp.kind).split(".")[-1]),
+                history=bool(cmd.get("history")),
+            ))
+        elif op == "lget":
+            keys = []
+            for reply in session.liveliness().get(cmd["key"], timeout=cmd.get("timeout", 5)):
+                if reply.ok is not None:
+                    keys.append(str(reply.ok.key_expr))
+            emit(ev="ok", op=op, keys=sorted(keys))
+            continue
         elif op == "delete":
             kw = {}
             if cmd.get("attachment") is not None:
@@ -163,6 +244,8 @@ def main():
         p.undeclare()
     for s in keep:
         s.undeclare()
+    for tok in tokens.values():
+        tok.undeclare()
     for k in keyexprs:
         session.undeclare(k)
     if session is not base:

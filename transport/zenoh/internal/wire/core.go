@@ -142,7 +142,7 @@ func (w WhatAmI) String() string {
 // Timestamp is a hybrid logical clock timestamp: an NTP64 time and the ID of
 // the node that made it.
 type Timestamp struct {
-	// Time is the NTP64 time (seconds since 1900 in the upper 32 bits,
+	// Time is the NTP64 time (seconds since the Unix epoch, 1970, in the upper 32 bits,
 	// the fraction in the lower 32).
 	Time uint64
 	// ID is the node that issued the timestamp.

@@ -252,3 +252,16 @@ func get[T any](p **T) *T {
 	}
 	return *p
 }
+
+// DecodeNetwork decodes the network message at the front of b, as the
+// package-level DecodeNetwork does, but into the Decoder's storage: the
+// result stays valid only until the next call on d, and it aliases b. It
+// resets d.
+func (d *Decoder) DecodeNetwork(b []byte) (NetworkMessage, int, error) {
+	d.Reset(b)
+	m, err := d.r.network(&d.net)
+	if err != nil {
+		return nil, 0, d.fail(err)
+	}
+	return m, d.r.off, nil
+}

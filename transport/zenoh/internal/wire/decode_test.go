@@ -265,3 +265,29 @@ func TestZBufExtLengths(t *testing.T) {
 		}
 	}
 }
+
+func TestDecoderDecodeNetwork(t *testing.T) {
+	req := &Request{ID: 7, WireExpr: WireExpr{Suffix: []byte("a/b")}, Target: TargetAll,
+		Body: Query{Parameters: []byte("x=1"), HasBody: true, Body: QueryBody{Payload: []byte("p")}}}
+	resp := &Response{RequestID: 7, WireExpr: WireExpr{Suffix: []byte("a/b")},
+		Body: &Reply{Body: &Put{Payload: []byte("r")}}}
+	d := NewDecoder(Limits{})
+	for _, m := range []NetworkMessage{req, resp, &ResponseFinal{RequestID: 7}} {
+		b, err := m.AppendBinary(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wn, werr := DecodeNetwork(b, Limits{})
+		got, n, err := d.DecodeNetwork(b)
+		if err != nil || werr != nil || n != wn || n != len(b) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%T: got %+v (%d, %v), want %+v (%d, %v)", m, got, n, err, want, wn, werr)
+		}
+		allocs := testing.AllocsPerRun(50, func() { _, _, _ = d.DecodeNetwork(b) })
+		if allocs != 0 {
+			t.Errorf("%T: Decoder.DecodeNetwork allocated %.1f times", m, allocs)
+		}
+	}
+	if _, _, err := d.DecodeNetwork([]byte{0x1c}); err == nil {
+		t.Fatal("truncated REQUEST decoded")
+	}
+}

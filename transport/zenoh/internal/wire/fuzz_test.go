@@ -109,8 +109,22 @@ func FuzzDecodeTransport(f *testing.F) {
 
 func FuzzDecodeNetwork(f *testing.F) {
 	seedCorpus(f, "network")
+	d := NewDecoder(Limits{})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, _, err := DecodeNetwork(b, Limits{})
+		m, n, err := DecodeNetwork(b, Limits{})
+		// The reusable Decoder agrees with the one-shot decoder.
+		dm, dn, derr := d.DecodeNetwork(b)
+		if (err == nil) != (derr == nil) || n != dn {
+			t.Fatalf("Decoder.DecodeNetwork: %d, %v; DecodeNetwork: %d, %v", dn, derr, n, err)
+		}
+		if err == nil {
+			// Compared by encoding: reused storage holds empty, not nil, slices.
+			e1, err1 := m.AppendBinary(nil)
+			e2, err2 := dm.AppendBinary(nil)
+			if (err1 == nil) != (err2 == nil) || !bytes.Equal(e1, e2) {
+				t.Fatalf("Decoder.DecodeNetwork re-encodes as %x (%v), DecodeNetwork as %x (%v)", e2, err2, e1, err1)
+			}
+		}
 		if err != nil {
 			checkErr(t, err)
 			return
