@@ -14,6 +14,9 @@
 //   - throughput: one-way messages and bytes per second over the -sizes
 //     sweep, with a flow-control window so no queue overflows.
 //   - request: round trips through afor's Server and Client.
+//   - pipeline: the robot pipeline (camera, IMU, perception, planning,
+//     control), one process per node over Zenoh; each node's CPU use over
+//     -cpu-window and the camera to perception and IMU to control latency.
 //
 // Usage:
 //
@@ -81,6 +84,9 @@ type Config struct {
 	Size          int           `json:"size"`
 	Sizes         []int         `json:"sizes"`
 	Window        int           `json:"window"`
+	CPUWindow     time.Duration `json:"cpu_window_ns"`
+	PipeWarmup    time.Duration `json:"pipeline_warmup_ns"`
+	NodeProcs     int           `json:"node_gomaxprocs"`
 	Repeat        int           `json:"repeat"`
 	Pick          string        `json:"pick"`
 	Queue         int           `json:"queue"`
@@ -92,7 +98,7 @@ type Config struct {
 	Quiet         bool          `json:"-"`
 }
 
-func allScenarios() []string { return []string{"echo", "latency", "throughput", "request"} }
+func allScenarios() []string { return []string{"echo", "latency", "throughput", "request", "pipeline"} }
 
 func allModes() []string { return []string{"afor", "native", "floor", "python"} }
 
@@ -112,7 +118,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	var c Config
 	var scen, trans, modes, sizes string
 	fs.StringVar(&scen, "scenarios", strings.Join(allScenarios(), ","), "comma-separated scenarios to run: "+strings.Join(allScenarios(), ", "))
-	fs.StringVar(&trans, "transports", strings.Join(transportNames(), ","), "comma-separated transports: mem (in-process bus), zenoh (one pure-Go Zenoh session),\nzenoh-tcp (two pure-Go Zenoh sessions over TCP on 127.0.0.1), zenoh-proc (this process and\na child process over TCP on 127.0.0.1; echo only)")
+	fs.StringVar(&trans, "transports", strings.Join(transportNames(), ","), "comma-separated transports: mem (in-process bus), zenoh (one pure-Go Zenoh session),\nzenoh-tcp (two pure-Go Zenoh sessions over TCP on 127.0.0.1), zenoh-proc (this process and\na child process over TCP on 127.0.0.1; no request), zenoh-router (two client sessions of the\nRust router, started with -python; echo and latency). The pipeline runs its peer-to-peer row\nwith zenoh-proc and its router row with zenoh-router")
 	fs.StringVar(&modes, "modes", strings.Join(allModes(), ","), "comma-separated row kinds: afor (Sub and its iterators), native (the transport's own\ncallback), floor (raw Go channel, TCP and UDP loopback), python (the Python afor's echo)")
 	fs.IntVar(&c.Repeat, "repeat", 3, "run every row this many times, round robin, and report the median run with the spread\n(a shared or loaded machine makes single runs noisy)")
 	fs.StringVar(&c.Pick, "pick", "median", "which of the -repeat runs a row shows: median, or best (the fastest: on a busy\nmachine, the closest to what the code costs when it gets the CPU)")
@@ -123,12 +129,15 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.IntVar(&c.Size, "size", 64, "message size in bytes for echo, latency and request (at least 16, the header)")
 	fs.StringVar(&sizes, "sizes", "16,256,4096,65536,1048576", "throughput: comma-separated message sizes in bytes")
 	fs.IntVar(&c.Window, "window", scenario.DefaultWindow, "throughput: most messages in flight (the afor queue holds twice as many)")
+	fs.DurationVar(&c.CPUWindow, "cpu-window", 10*time.Second, "pipeline: the window over which each node's CPU use and the latencies are measured")
+	fs.DurationVar(&c.PipeWarmup, "pipeline-warmup", time.Second, "pipeline: how long the nodes run, once data flows, before the window opens")
+	fs.IntVar(&c.NodeProcs, "node-gomaxprocs", 0, "pipeline: GOMAXPROCS of every node process (0: Go's default, one per core; 1 spares\nthe scheduler's thread wake-ups and lowers the CPU use of these mostly idle nodes)")
 	fs.IntVar(&c.Queue, "queue", scenario.DefaultLatencyQueue, "latency: afor ListenReliable queue size (0 = unbounded); overflows count as dropped")
 	fs.StringVar(&c.Python, "python", "", "Python interpreter with asyncio_for_robotics, uvloop and zenoh (default $"+peers.EnvPython+",\nelse <module root>/.venv/bin/python); python rows are skipped with a warning without it")
 	fs.StringVar(&c.JSON, "json", "", "write the report as JSON to `FILE` (machine, Go version, configuration, results, warnings)")
 	fs.StringVar(&c.Plot, "plot", "", "write the latency distributions as a PNG to `FILE`")
 	fs.BoolVar(&c.FailOnWarning, "fail-on-warning", false, "exit with status 1 when any row dropped or failed a message or ended with an error\n(late messages, noisy rows and skipped rows are reported but do not fail)")
-	fs.BoolVar(&c.Short, "short", false, "smoke mode: every scenario in seconds (-duration 100ms -count 100 -warmup 10\n-sizes 16,4096,65536 -repeat 1 unless given)")
+	fs.BoolVar(&c.Short, "short", false, "smoke mode: every scenario in seconds (-duration 100ms -count 100 -warmup 10\n-sizes 16,4096,65536 -repeat 1 -cpu-window 500ms -pipeline-warmup 100ms unless given)")
 	fs.BoolVar(&c.Quiet, "q", false, "no progress lines on stderr")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: go run ./bench [flags]\n\n"+
@@ -160,6 +169,12 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 		if !set["repeat"] {
 			c.Repeat = 1
 		}
+		if !set["cpu-window"] {
+			c.CPUWindow = 500 * time.Millisecond
+		}
+		if !set["pipeline-warmup"] {
+			c.PipeWarmup = 100 * time.Millisecond
+		}
 	}
 	var err error
 	if c.Scenarios, err = list(scen, allScenarios(), "scenario"); err != nil {
@@ -187,6 +202,8 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 		return c, errors.New("-count must be positive")
 	case c.Warmup < 0 || c.Window <= 0 || c.Queue < 0 || c.Repeat <= 0:
 		return c, errors.New("-warmup and -queue must not be negative, -window and -repeat must be positive")
+	case c.CPUWindow <= 0 || c.PipeWarmup < 0 || c.NodeProcs < 0:
+		return c, errors.New("-cpu-window must be positive, -pipeline-warmup and -node-gomaxprocs not negative")
 	case c.Pick != "median" && c.Pick != "best":
 		return c, fmt.Errorf("-pick %q: want median or best", c.Pick)
 	case c.Size < 0 || c.Size > 64<<20:
@@ -294,11 +311,26 @@ func plan(cfg Config, rep *Report) []row {
 	name := func(s, t string, m scenario.Mode, size int) string {
 		return fmt.Sprintf("%s/%s/%s/%dB", s, t, m, size)
 	}
+	pyOK := true // the router's rows need the Python package
+	if slices.ContainsFunc(trs, func(t scenario.Transport) bool { return t.NeedsPython }) {
+		if err := checkRouter(cfg.Python); err != nil {
+			pyOK = false
+			rep.warn("zenoh-router", "skipped", fmt.Sprintf("Rust router unavailable (%v); install with: .venv/bin/pip install -r .ci/requirements-zenoh.txt, or set -python", err))
+		}
+	}
 	all := trs
 	for _, sc := range cfg.Scenarios {
-		trs = all
-		if sc != "echo" { // transports whose other side is a child process run only the echo
-			trs = slices.DeleteFunc(slices.Clone(all), func(t scenario.Transport) bool { return t.EchoOnly })
+		trs = nil
+		for _, t := range all {
+			if t.NeedsPython {
+				if !pyOK {
+					continue
+				}
+				t = scenario.ZenohRouter(cfg.Python)
+			}
+			if t.Runs(sc) {
+				trs = append(trs, t)
+			}
 		}
 		switch sc {
 		case "echo":
@@ -366,6 +398,23 @@ func plan(cfg Config, rep *Report) []row {
 					}
 				}
 			}
+		case "pipeline":
+			for _, t := range all {
+				router := t.NeedsPython
+				if !(router && pyOK) && t.Name != "zenoh-proc" {
+					continue
+				}
+				pc := scenario.PipelineConfig{Router: router, Python: cfg.Python, Warmup: cfg.PipeWarmup, Window: cfg.CPUWindow, NodeProcs: cfg.NodeProcs}
+				tr := "zenoh-p2p"
+				if router {
+					tr = "zenoh-router"
+				}
+				rows = append(rows, row{name(sc, tr, scenario.ModeAfor, scenario.ImageWidth*scenario.ImageHeight), func(ctx context.Context, p scenario.Progress) scenario.Result {
+					pc := pc
+					pc.Progress = p
+					return scenario.RunPipeline(ctx, pc)
+				}})
+			}
 		case "request":
 			for _, t := range trs {
 				if !has("afor") {
@@ -385,6 +434,13 @@ func plan(cfg Config, rep *Report) []row {
 		}
 	}
 	return rows
+}
+
+// checkRouter reports whether python can run the Rust router.
+func checkRouter(python string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return scenario.CheckPythonModules(ctx, python, scenario.RouterModules()...)
 }
 
 // pythonRows plans the Python afor's echo rows matching the selected

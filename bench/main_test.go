@@ -54,7 +54,7 @@ func TestSmoke(t *testing.T) {
 	for _, r := range rep.Results {
 		name := r.Name()
 		if r.Skipped != "" {
-			// zenoh has no request/reply yet; zenoh-proc runs only the echo.
+			// zenoh has no request/reply rows yet.
 			zenohRequest := r.Scenario == "request" && strings.HasPrefix(r.Transport, "zenoh")
 			proc := r.Transport == "zenoh-proc" && r.Scenario != "echo"
 			if !zenohRequest && !proc {
@@ -76,7 +76,8 @@ func TestSmoke(t *testing.T) {
 		}
 	}
 	for _, k := range []string{"echo/afor", "echo/native", "echo/floor", "latency/afor", "latency/native",
-		"latency/floor", "throughput/afor", "throughput/native", "throughput/floor", "request/afor", "request/floor"} {
+		"latency/floor", "throughput/afor", "throughput/native", "throughput/floor", "request/afor", "request/floor",
+		"pipeline/afor"} {
 		if count[k] == 0 {
 			t.Errorf("no %s row", k)
 		}
@@ -86,13 +87,28 @@ func TestSmoke(t *testing.T) {
 	}) {
 		t.Error("no cross-process echo")
 	}
+	for _, r := range rep.Results {
+		if p := r.Pipeline; r.Scenario == "pipeline" && (p == nil || len(p.Nodes) != 5 || p.TotalCPU <= 0 ||
+			p.CameraToPerception == nil || p.IMUToControl == nil) {
+			t.Errorf("%s: %+v", r.Name(), p)
+		}
+	}
+	router := 0
+	for _, r := range rep.Results {
+		if r.Transport == "zenoh-router" && r.Skipped == "" {
+			router++
+		}
+	}
+	if os.Getenv("CI") != "" && router != 5 { // echo and latency, afor and native; the pipeline
+		t.Errorf("CI: %d zenoh-router rows, want 5 (is .ci/requirements-zenoh.txt installed?)", router)
+	}
 	if os.Getenv("CI") != "" && count["echo/python"] != 3 {
 		t.Errorf("CI: %d python echo rows, want 3 (is .ci/requirements-bench.txt installed?)", count["echo/python"])
 	}
 	if len(rep.Ratios) == 0 {
 		t.Error("no ratios")
 	}
-	for _, want := range []string{"== echo", "== latency", "== throughput", "== request", "afor/native", "afor/floor"} {
+	for _, want := range []string{"== echo", "== latency", "== throughput", "== request", "== pipeline", "afor/native", "afor/floor"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, &stdout)
 		}
@@ -105,13 +121,13 @@ func TestFlags(t *testing.T) {
 		t.Fatalf("-h: exit %d", code)
 	}
 	for _, f := range []string{"scenarios", "transports", "modes", "duration", "warmup", "count", "period", "size",
-		"sizes", "window", "queue", "repeat", "python", "json", "plot", "fail-on-warning", "short", "q"} {
+		"sizes", "window", "cpu-window", "pipeline-warmup", "node-gomaxprocs", "queue", "repeat", "python", "json", "plot", "fail-on-warning", "short", "q"} {
 		if !strings.Contains(stderr.String(), "-"+f) {
 			t.Errorf("-h does not explain -%s", f)
 		}
 	}
 	for _, args := range [][]string{{"-scenarios", "nope"}, {"-transports", "carrier-pigeon"}, {"-period", "0s"},
-		{"-sizes", "1,x"}, {"-repeat", "0"}, {"extra"}} {
+		{"-sizes", "1,x"}, {"-repeat", "0"}, {"-cpu-window", "0s"}, {"extra"}} {
 		if code := run(context.Background(), args, &bytes.Buffer{}, &bytes.Buffer{}); code != exitUsage {
 			t.Errorf("%q: exit %d, want %d", args, code, exitUsage)
 		}
@@ -120,7 +136,8 @@ func TestFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Duration != 100*time.Millisecond || c.Count != 7 || c.Repeat != 1 || c.Size != scenario.HeaderSize || len(c.Sizes) != 3 {
+	if c.Duration != 100*time.Millisecond || c.Count != 7 || c.Repeat != 1 || c.Size != scenario.HeaderSize || len(c.Sizes) != 3 ||
+		c.CPUWindow != 500*time.Millisecond {
 		t.Errorf("-short defaults: %+v", c)
 	}
 }

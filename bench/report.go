@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -90,7 +91,9 @@ func newReport(cfg Config) *Report {
 			"ratios divide afor's time per operation by the native or floor row's: 1.00x is no overhead",
 			"mem native and zenoh native answer inside the publisher's call (no goroutine switch); afor hands every message to a consumer goroutine",
 			"zenoh native is DeclareSubscriber, whose Sample copies the payload; zenoh afor is SubscribeCodec, which decodes in place",
-			"zenoh-proc runs only the echo: its side B is a child process (this executable started again); its cpu counts this process only",
+			"zenoh-proc: side B is a child process (this executable started again); in latency and throughput it acknowledges every message with the one-way latency it measured; its cpu counts this process only",
+			"zenoh-router: both sessions of this process are clients of the Rust router (eclipse-zenoh), started for each row; its cpu counts this process only",
+			"pipeline: five processes (this executable started again); cpu per node from /proc/PID/stat over the window, in % of one core",
 		},
 	}
 }
@@ -127,7 +130,11 @@ func (r *Report) finish() {
 		// A busy-looping row that got little CPU was mostly waiting for the
 		// machine: its time measures the machine's load, not the code. (The
 		// -proc rows count one of their two processes only.)
-		if res.Scenario != "latency" && res.CPU > 0 && res.CPU < minBusyCPU && !strings.HasSuffix(res.Transport, "-proc") {
+		// Rows whose other side is another process (-proc, the router) and
+		// the pipeline (which idles by design) are not busy loops.
+		busy := res.Scenario != "latency" && res.Scenario != "pipeline" &&
+			!strings.HasSuffix(res.Transport, "-proc") && !strings.HasSuffix(res.Transport, "-router")
+		if busy && res.CPU > 0 && res.CPU < minBusyCPU {
 			r.warn(name, "noisy", fmt.Sprintf("the process got %.0f%% of a core during this row: the machine was busy", res.CPU))
 		}
 	}
@@ -136,7 +143,7 @@ func (r *Report) finish() {
 		trs[t.Name] = t
 	}
 	for _, res := range r.Results {
-		if res.Mode != scenario.ModeAfor || !ok(&res) {
+		if res.Mode != scenario.ModeAfor || !ok(&res) || res.Scenario == "pipeline" {
 			continue
 		}
 		t := trs[res.Transport]
@@ -256,6 +263,31 @@ func (r *Report) writeTables(out io.Writer) {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", res.Transport, res.Mode, size(res),
 					rate(res.Rate), bytesRate(res.BytesPerSec), dur(res.NsPerOp), spread(res), cpu(res), x(ra.OverNative), floorX(ra))
 			}
+		case "pipeline":
+			fmt.Fprintln(tw, "transport\tnode\tcpu\tpublished\treceived\t")
+			for _, res := range rows {
+				p := res.Pipeline
+				if p == nil {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t\t\t\n", res.Transport, "all", status(res))
+					continue
+				}
+				for _, n := range p.Nodes {
+					fmt.Fprintf(tw, "%s\t%s\t%.1f%%\t%d\t%d\t\n", res.Transport, n.Node, n.CPU, n.Published, n.Received)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%.1f%%\t\t\t\n", res.Transport, "all five", p.TotalCPU)
+				if p.Router != nil {
+					fmt.Fprintf(tw, "%s\t%s\t%.1f%%\t\t\t\n", res.Transport, "(rust router)", p.Router.CPU)
+				}
+			}
+			tw.Flush()
+			fmt.Fprintln(w, "end to end, p50 / p99 / max:")
+			for _, res := range rows {
+				if p := res.Pipeline; p != nil {
+					fmt.Fprintf(w, "  %-13s camera->perception %s / %s / %s   imu->control %s / %s / %s   (median of %d runs by total cpu)\n",
+						res.Transport, d(p.CameraToPerception.P50), d(p.CameraToPerception.P99), d(p.CameraToPerception.Max),
+						d(p.IMUToControl.P50), d(p.IMUToControl.P99), d(p.IMUToControl.Max), max(res.Runs, 1))
+				}
+			}
 		case "request":
 			fmt.Fprintln(tw, "transport\tmode\tsize\tcalls/s\tper call\tspread\tcpu\tafor/floor\t")
 			for _, res := range rows {
@@ -286,6 +318,12 @@ func title(sc string, c Config) string {
 		return fmt.Sprintf("latency: one-way, %d messages every %v after %d warm-up, afor queue %d", c.Count, c.Period, c.Warmup, c.Queue)
 	case "throughput":
 		return fmt.Sprintf("throughput: one way, %v per row, window %d", c.Duration, c.Window)
+	case "pipeline":
+		procs := "default"
+		if c.NodeProcs > 0 {
+			procs = strconv.Itoa(c.NodeProcs)
+		}
+		return fmt.Sprintf("pipeline: camera 1280x720 mono8 Image at 30 Hz, IMU 200 Hz, perception, planning 10 Hz, control 200 Hz; one process each (GOMAXPROCS %s); cpu over %v (%% of one core)", procs, c.CPUWindow)
 	case "request":
 		return fmt.Sprintf("request: Server/Client round trips, %v per row (floor: one ping-pong)", c.Duration)
 	}

@@ -19,7 +19,7 @@ import (
 func BenchmarkEcho(b *testing.B) {
 	ctx := context.Background()
 	for _, size := range []int{HeaderSize, 1024} {
-		for _, tr := range Transports() {
+		for _, tr := range testTransports(b, "echo") {
 			for _, mode := range []Mode{ModeAfor, ModeNative} {
 				b.Run(fmt.Sprintf("%s/%s/size=%d", tr.Name, mode, size), func(b *testing.B) {
 					e, err := NewEcho(ctx, tr, mode, size)
@@ -59,7 +59,7 @@ func benchEcho(b *testing.B, e *Echo) {
 func BenchmarkThroughput(b *testing.B) {
 	ctx := context.Background()
 	for _, size := range []int{HeaderSize, 4096, 65536} {
-		for _, tr := range Transports() {
+		for _, tr := range testTransports(b, "throughput") {
 			for _, mode := range []Mode{ModeAfor, ModeNative} {
 				b.Run(fmt.Sprintf("%s/%s/size=%d", tr.Name, mode, size), func(b *testing.B) {
 					s, err := NewStream(ctx, tr, mode, StreamConfig{Size: size, Window: DefaultWindow, Queue: 2 * DefaultWindow})
@@ -105,7 +105,7 @@ func benchStream(b *testing.B, s *Stream, size int) {
 
 func BenchmarkRequest(b *testing.B) {
 	ctx := context.Background()
-	for _, tr := range Transports() {
+	for _, tr := range testTransports(b, "request") {
 		b.Run(tr.Name+"/afor", func(b *testing.B) {
 			c, err := NewCalls(ctx, tr, ModeAfor, HeaderSize)
 			if err != nil {

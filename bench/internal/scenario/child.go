@@ -3,6 +3,7 @@ package scenario
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,8 +12,10 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/afor-go/afor"
 	"github.com/afor-go/afor/transport/zenoh"
 )
 
@@ -34,6 +37,15 @@ type childConfig struct {
 	Prefix  string `json:"prefix"`
 	Mode    Mode   `json:"mode"`
 	Size    int    `json:"size"`
+	// Pipeline nodes (role "pipeline"): the node, the endpoints to
+	// connect to, and whether it is a client of a router.
+	Node   string   `json:"node,omitempty"`
+	Peers  []string `json:"peers,omitempty"`
+	Client bool     `json:"client,omitempty"`
+	// Stream sinks (role "sink"): the afor queue size and the sender's
+	// clock start (Unix ns).
+	Queue      int   `json:"queue,omitempty"`
+	ClockStart int64 `json:"clock_start,omitempty"`
 }
 
 // RunChild runs the remote side of a scenario when this process was
@@ -56,7 +68,10 @@ func RunChild() (handled bool, err error) {
 
 // runChild answers until stdin ends.
 func runChild(cfg childConfig, stdin io.Reader, stdout io.Writer) error {
-	if cfg.Role != "echo" {
+	if cfg.Role == "pipeline" {
+		return runPipelineNode(cfg, stdin, stdout)
+	}
+	if cfg.Role != "echo" && cfg.Role != "sink" {
 		return fmt.Errorf("%w: child role %q", ErrBadConfig, cfg.Role)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), childTimeout)
@@ -66,13 +81,66 @@ func runChild(cfg childConfig, stdin io.Reader, stdout io.Writer) error {
 		return err
 	}
 	defer s.Close()
-	stop, err := EchoResponder(ctx, zenohPeer(s, cfg.Prefix, cfg.Size), cfg.Mode)
+	var stop func() error
+	if cfg.Role == "sink" {
+		stop, err = sink(ctx, zenohPeer(s, cfg.Prefix, cfg.Size), zenohPeer(s, cfg.Prefix, HeaderSize), cfg)
+	} else {
+		stop, err = EchoResponder(ctx, zenohPeer(s, cfg.Prefix, cfg.Size), cfg.Mode)
+	}
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, childReady)
 	_, _ = io.Copy(io.Discard, stdin) // the parent closes stdin to stop us
 	return stop()
+}
+
+// sink receives "data" on in, in cfg.Mode, and acknowledges every message
+// on "ack" of out with its latency (see Link.SinkB).
+func sink(ctx context.Context, in, out Peer, cfg childConfig) (stop func() error, err error) {
+	ack, err := out.Publisher(ctx, "ack")
+	if err != nil {
+		return nil, err
+	}
+	start := cfg.ClockStart
+	var mu sync.Mutex // a callback may still run while stop returns
+	var firstErr error
+	ackErr := func() error { mu.Lock(); defer mu.Unlock(); return firstErr }
+	onMsg := func(m Msg) {
+		if m.Seq != badSeq {
+			m.Stamp = time.Now().UnixNano() - start - m.Stamp
+		}
+		m.Body = nil
+		if err := ack(context.Background(), m); err != nil {
+			mu.Lock()
+			firstErr = cmp.Or(firstErr, err)
+			mu.Unlock()
+		}
+	}
+	switch cfg.Mode {
+	case ModeAfor:
+		sub, err := in.Subscribe("data")
+		if err != nil {
+			return nil, err
+		}
+		life, cancel := context.WithCancel(context.Background())
+		l := sub.Listener(life, afor.QueueSize(cfg.Queue)) // registered now: nothing sent after "ready" is missed
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for m := range l.All() {
+				onMsg(m)
+			}
+		}()
+		return func() error { cancel(); <-done; sub.Close(); return ackErr() }, nil
+	case ModeNative:
+		stopCB, err := in.Callback("data", onMsg)
+		if err != nil {
+			return nil, err
+		}
+		return func() error { stopCB(); return ackErr() }, nil
+	}
+	return nil, fmt.Errorf("%w: sink mode %q", ErrBadConfig, cfg.Mode)
 }
 
 // startChild starts the running executable as a remote side and waits
@@ -164,10 +232,14 @@ func startReady(ctx context.Context, cmd *exec.Cmd, what string) (stop func() er
 
 // ZenohProc is the pure-Go Zenoh transport between this process and a
 // child process (the running executable started again, see [RunChild]),
-// linked over TCP on 127.0.0.1. Only the echo runs on it: the child is
-// side B.
+// linked over TCP on 127.0.0.1. The child is side B: the echo's responder,
+// or the receiver of the latency and throughput streams, which answers
+// every message with an acknowledgement carrying its one-way latency
+// (measured on the child's clock: both processes read the same system
+// clock). Request/reply does not run on it.
 func ZenohProc() Transport {
-	return Transport{Name: "zenoh-proc", Floor: FloorTCP, Python: PythonZenohProc, EchoOnly: true, Open: openZenohProc}
+	return Transport{Name: "zenoh-proc", Floor: FloorTCP, Python: PythonZenohProc,
+		Scenarios: []string{"echo", "latency", "throughput"}, Open: openZenohProc}
 }
 
 func openZenohProc(ctx context.Context, size int) (*Link, error) {
@@ -180,6 +252,10 @@ func openZenohProc(ctx context.Context, size int) (*Link, error) {
 		A: zenohPeer(a, prefix, size),
 		EchoB: func(ctx context.Context, mode Mode) (func() error, error) {
 			return startChild(ctx, childConfig{Role: "echo", Connect: a.ListenAddrs()[0], Prefix: prefix, Mode: mode, Size: size})
+		},
+		SinkB: func(ctx context.Context, mode Mode, queue int, clockStart time.Time) (func() error, error) {
+			return startChild(ctx, childConfig{Role: "sink", Connect: a.ListenAddrs()[0], Prefix: prefix, Mode: mode, Size: size,
+				Queue: queue, ClockStart: clockStart.UnixNano()})
 		},
 		Close: a.Close,
 	}, nil

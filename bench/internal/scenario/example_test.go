@@ -36,3 +36,20 @@ func ExampleRunThroughput() {
 	fmt.Println(r.Name(), "dropped:", r.Dropped, "failed:", r.Failed, "measured:", r.Ops > 0)
 	// Output: throughput/mem/afor/4096B dropped: 0 failed: 0 measured: true
 }
+
+// The robot pipeline, five processes over Zenoh; the calling program must
+// call RunChild first in main (or TestMain), since the nodes are this
+// executable started again. Not run here: it takes seconds.
+func ExampleRunPipeline() {
+	r := scenario.RunPipeline(context.Background(), scenario.PipelineConfig{
+		Warmup: time.Second, Window: 10 * time.Second,
+	})
+	if r.Error != "" {
+		fmt.Println(r.Error)
+		return
+	}
+	for _, n := range r.Pipeline.Nodes {
+		fmt.Printf("%-10s %5.1f%%\n", n.Node, n.CPU)
+	}
+	fmt.Printf("all five   %5.1f%%, imu->control p50 %v\n", r.Pipeline.TotalCPU, r.Pipeline.IMUToControl.P50)
+}

@@ -50,10 +50,16 @@ type PythonReport struct {
 // CheckPython reports whether python can import every module the driver
 // needs, with the interpreter's own message when it cannot.
 func CheckPython(ctx context.Context, python string) error {
+	return CheckPythonModules(ctx, python, PythonModules()...)
+}
+
+// CheckPythonModules reports whether python can import modules, with the
+// interpreter's own message when it cannot.
+func CheckPythonModules(ctx context.Context, python string, modules ...string) error {
 	if python == "" {
 		return fmt.Errorf("%w: no Python interpreter", ErrUnsupported)
 	}
-	src := "import " + strings.Join(PythonModules(), ", ")
+	src := "import " + strings.Join(modules, ", ")
 	out, err := exec.CommandContext(ctx, python, "-c", src).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%w: %s -c %q: %v: %s", ErrUnsupported, python, src, err, bytes.TrimSpace(out))

@@ -68,8 +68,11 @@ func NewStream(ctx context.Context, tr Transport, mode Mode, cfg StreamConfig) (
 	if err != nil {
 		return nil, err
 	}
+	if link.SinkB != nil {
+		return newRemoteStream(ctx, link, mode, cfg)
+	}
 	if (mode == ModeAfor && link.B.Subscribe == nil) || (mode == ModeNative && link.B.Callback == nil) {
-		return nil, errors.Join(fmt.Errorf("%w: %s runs only the echo", ErrUnsupported, tr.Name), link.Close())
+		return nil, errors.Join(fmt.Errorf("%w: %s has no stream receiver", ErrUnsupported, tr.Name), link.Close())
 	}
 	s := newStreamBase(cfg)
 	var closeRecv func()
@@ -108,6 +111,41 @@ func NewStream(ctx context.Context, tr Transport, mode Mode, cfg StreamConfig) (
 	s.close = func() error {
 		closeRecv()
 		return link.Close()
+	}
+	return s, nil
+}
+
+// newRemoteStream runs side B in another process (Link.SinkB): each of its
+// acknowledgements counts as a message received, with the latency the
+// remote side measured.
+func newRemoteStream(ctx context.Context, link *Link, mode Mode, cfg StreamConfig) (*Stream, error) {
+	if mode != ModeAfor && mode != ModeNative {
+		return nil, errors.Join(fmt.Errorf("%w: stream mode %q", ErrBadConfig, mode), link.Close())
+	}
+	s := newStreamBase(cfg)
+	stopAcks, err := link.A.Callback("ack", func(m Msg) {
+		if m.Seq != badSeq {
+			m.Stamp = s.clock.now() - m.Stamp // so that OnRecv sees the remote latency
+		}
+		s.received(m)
+	})
+	if err != nil {
+		return nil, errors.Join(err, link.Close())
+	}
+	stopB, err := link.SinkB(ctx, mode, cfg.Queue, s.clock.start)
+	if err != nil {
+		stopAcks()
+		return nil, errors.Join(err, link.Close())
+	}
+	pub, err := link.A.Publisher(ctx, "data")
+	if err != nil {
+		return nil, errors.Join(err, stopB(), link.Close())
+	}
+	s.send = pub
+	s.close = func() error {
+		err := stopB()
+		stopAcks()
+		return errors.Join(err, link.Close())
 	}
 	return s, nil
 }

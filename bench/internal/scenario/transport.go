@@ -3,8 +3,11 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/afor-go/afor"
+	"github.com/afor-go/afor/internal/peers"
 	"github.com/afor-go/afor/transport/mem"
 )
 
@@ -21,6 +24,12 @@ type Transport struct {
 	// EchoOnly marks a transport whose links run only the echo (their side
 	// B lives in another process, see Link.EchoB).
 	EchoOnly bool
+	// Scenarios, when not empty, lists the only scenarios run on it.
+	Scenarios []string
+	// NeedsPython marks a transport that starts a Python process (the Rust
+	// router): its rows are skipped when the interpreter cannot import
+	// [RouterModules].
+	NeedsPython bool
 	// Open sets up a fresh, isolated link for one measurement: its own bus
 	// or sessions and key expressions. size is the message size in bytes.
 	Open func(ctx context.Context, size int) (*Link, error)
@@ -35,6 +44,12 @@ type Link struct {
 	// mode and returns the function that stops it. Scenarios other than
 	// echo are unsupported on such links.
 	EchoB func(ctx context.Context, mode Mode) (stop func() error, err error)
+	// SinkB, when set, runs side B of a one-way stream outside this
+	// process: it receives "data" in mode (an afor queue of queue messages)
+	// and answers each message on "ack" with its sequence number and, as
+	// its stamp, its one-way latency (its wall clock minus clockStart minus
+	// the message's stamp).
+	SinkB func(ctx context.Context, mode Mode, queue int, clockStart time.Time) (stop func() error, err error)
 	// Close releases the link; it must end every subscription.
 	Close func() error
 }
@@ -57,7 +72,18 @@ type Peer struct {
 }
 
 // Transports returns every transport of the harness, in report order.
-func Transports() []Transport { return []Transport{Mem(), Zenoh(), ZenohTCP(), ZenohProc()} }
+// The router transport uses the default interpreter (peers.PythonPath).
+func Transports() []Transport {
+	return []Transport{Mem(), Zenoh(), ZenohTCP(), ZenohProc(), ZenohRouter(peers.PythonPath())}
+}
+
+// Runs reports whether scenario sc runs on t.
+func (t Transport) Runs(sc string) bool {
+	if t.EchoOnly && sc != "echo" {
+		return false
+	}
+	return len(t.Scenarios) == 0 || slices.Contains(t.Scenarios, sc)
+}
 
 // Mem is the in-process bus of package transport/mem: messages are passed
 // by value (Body is shared, never copied).
