@@ -34,8 +34,9 @@ type result[Res any] struct {
 
 // Call sends req and waits for the reply. It returns the server's error
 // reply as an error, an error matching [ErrNoServer] when no server can take
-// the request, and ctx's error when ctx ends first, in which case the pending
-// request is abandoned and a late reply is ignored.
+// the request, and ctx's error when ctx ends first (or when the request
+// fails because ctx ended), in which case the pending request is abandoned
+// and a late reply is ignored.
 func (c *Client[Req, Res]) Call(ctx context.Context, req Req) (Res, error) {
 	var zero Res
 	if err := ctx.Err(); err != nil {
@@ -54,6 +55,12 @@ func (c *Client[Req, Res]) Call(ctx context.Context, req Req) (Res, error) {
 	select {
 	case r := <-ch:
 		cancel()
+		if r.err != nil && ctx.Err() != nil {
+			// A failure that comes with the caller's own cancellation (a
+			// transport ending the request because ctx ended) is reported
+			// as that cancellation.
+			return zero, ctx.Err()
+		}
 		return r.res, r.err
 	case <-ctx.Done():
 		cancel()
