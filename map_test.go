@@ -61,3 +61,20 @@ func TestMapCloseDetachesAndSourceCloseCloses(t *testing.T) {
 	src.CloseWithError(boom)
 	mustEqual(t, errors.Is(d2.Err(), boom), true)
 }
+
+func TestFilterDoesNotAllocate(t *testing.T) {
+	src := afor.NewSub[int]()
+	defer src.Close()
+	even := afor.Filter(src, func(v int) bool { return v%2 == 0 })
+	l := even.Listener(t.Context())
+	allocs := testing.AllocsPerRun(1000, func() {
+		src.Input(1)
+		src.Input(2)
+		if _, err := l.Next(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("Filter allocates %v times per message", allocs)
+	}
+}
