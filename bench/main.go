@@ -13,7 +13,8 @@
 //     counts.
 //   - throughput: one-way messages and bytes per second over the -sizes
 //     sweep, with a flow-control window so no queue overflows.
-//   - request: round trips through afor's Server and Client.
+//   - request: round trips through afor's Server and Client (native: the
+//     transport's own queryable and query), one call outstanding.
 //   - pipeline: the robot pipeline (camera, IMU, perception, planning,
 //     control), one process per node over Zenoh; each node's CPU use over
 //     -cpu-window and the camera to perception and IMU to control latency.
@@ -118,7 +119,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	var c Config
 	var scen, trans, modes, sizes string
 	fs.StringVar(&scen, "scenarios", strings.Join(allScenarios(), ","), "comma-separated scenarios to run: "+strings.Join(allScenarios(), ", "))
-	fs.StringVar(&trans, "transports", strings.Join(transportNames(), ","), "comma-separated transports: mem (in-process bus), zenoh (one pure-Go Zenoh session),\nzenoh-tcp (two pure-Go Zenoh sessions over TCP on 127.0.0.1), zenoh-proc (this process and\na child process over TCP on 127.0.0.1; no request), zenoh-router (two client sessions of the\nRust router, started with -python; echo and latency). The pipeline runs its peer-to-peer row\nwith zenoh-proc and its router row with zenoh-router")
+	fs.StringVar(&trans, "transports", strings.Join(transportNames(), ","), "comma-separated transports: mem (in-process bus), zenoh (one pure-Go Zenoh session),\nzenoh-tcp (two pure-Go Zenoh sessions over TCP on 127.0.0.1), zenoh-proc (this process and\na child process over TCP on 127.0.0.1; the child answers the requests), zenoh-router (two\nclient sessions of the Rust router, started with -python). The pipeline runs its\npeer-to-peer row with zenoh-proc and its router row with zenoh-router")
 	fs.StringVar(&modes, "modes", strings.Join(allModes(), ","), "comma-separated row kinds: afor (Sub and its iterators), native (the transport's own\ncallback), floor (raw Go channel, TCP and UDP loopback), python (the Python afor's echo)")
 	fs.IntVar(&c.Repeat, "repeat", 3, "run every row this many times, round robin, and report the median run with the spread\n(a shared or loaded machine makes single runs noisy)")
 	fs.StringVar(&c.Pick, "pick", "median", "which of the -repeat runs a row shows: median, or best (the fastest: on a busy\nmachine, the closest to what the code costs when it gets the CPU)")
@@ -417,12 +418,11 @@ func plan(cfg Config, rep *Report) []row {
 			}
 		case "request":
 			for _, t := range trs {
-				if !has("afor") {
-					break
+				for _, m := range modes {
+					rows = append(rows, row{name(sc, t.Name, m, cfg.Size), func(ctx context.Context, p scenario.Progress) scenario.Result {
+						return scenario.RunRequest(ctx, t, m, cfg.Size, cfg.Duration, cfg.Warmup, p)
+					}})
 				}
-				rows = append(rows, row{name(sc, t.Name, scenario.ModeAfor, cfg.Size), func(ctx context.Context, p scenario.Progress) scenario.Result {
-					return scenario.RunRequest(ctx, t, scenario.ModeAfor, cfg.Size, cfg.Duration, cfg.Warmup, p)
-				}})
 			}
 			if has("floor") {
 				for _, f := range scenario.Floors() {

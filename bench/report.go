@@ -91,8 +91,11 @@ func newReport(cfg Config) *Report {
 			"ratios divide afor's time per operation by the native or floor row's: 1.00x is no overhead",
 			"mem native and zenoh native answer inside the publisher's call (no goroutine switch); afor hands every message to a consumer goroutine",
 			"zenoh native is DeclareSubscriber, whose Sample copies the payload; zenoh afor is SubscribeCodec, which decodes in place",
-			"zenoh-proc: side B is a child process (this executable started again); in latency and throughput it acknowledges every message with the one-way latency it measured; its cpu counts this process only",
+			"zenoh-proc: side B is a child process (this executable started again); in latency and throughput it acknowledges every message with the one-way latency it measured, in request it is the server; its cpu counts this process only",
+			"zenoh request: afor is zenoh.NewServer (a ListenReliable loop) and zenoh.NewClient (Client.Call); native is a Session.DeclareQueryable handler replying and finishing, and Session.Get read to the end of its replies",
 			"zenoh-router: both sessions of this process are clients of the Rust router (eclipse-zenoh), started for each row; its cpu counts this process only",
+			fmt.Sprintf("zenoh-router throughput: at most %s in flight (the window shrinks with the size): the router drops what overflows its data queue, the pure-Go publisher using Zenoh's default congestion control (drop)",
+				bytesSize(float64(scenario.ZenohRouter("").MaxInFlight))),
 			"pipeline: five processes (this executable started again); cpu per node from /proc/PID/stat over the window, in % of one core",
 		},
 	}
@@ -289,11 +292,11 @@ func (r *Report) writeTables(out io.Writer) {
 				}
 			}
 		case "request":
-			fmt.Fprintln(tw, "transport\tmode\tsize\tcalls/s\tper call\tspread\tcpu\tafor/floor\t")
+			fmt.Fprintln(tw, "transport\tmode\tsize\tcalls/s\tper call\tspread\tcpu\tafor/native\tafor/floor\t")
 			for _, res := range rows {
 				ra := r.ratio(res)
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", res.Transport, res.Mode, size(res),
-					rate(res.Rate), dur(res.NsPerOp), spread(res), cpu(res), floorX(ra))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", res.Transport, res.Mode, size(res),
+					rate(res.Rate), dur(res.NsPerOp), spread(res), cpu(res), x(ra.OverNative), floorX(ra))
 			}
 		}
 		tw.Flush()
@@ -325,7 +328,7 @@ func title(sc string, c Config) string {
 		}
 		return fmt.Sprintf("pipeline: camera 1280x720 mono8 Image at 30 Hz, IMU 200 Hz, perception, planning 10 Hz, control 200 Hz; one process each (GOMAXPROCS %s); cpu over %v (%% of one core)", procs, c.CPUWindow)
 	case "request":
-		return fmt.Sprintf("request: Server/Client round trips, %v per row (floor: one ping-pong)", c.Duration)
+		return fmt.Sprintf("request: one call outstanding, %v per row (afor: Server/Client; native: the transport's queryable and query; floor: one ping-pong of the same size)", c.Duration)
 	}
 	return sc
 }

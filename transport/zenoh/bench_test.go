@@ -53,6 +53,51 @@ func pingPong(b *testing.B, initiator, responder *Session) {
 	}
 }
 
+// callbackPingPong runs b.N round trips between initiator and responder
+// where each side publishes the next message from its subscriber callback.
+func callbackPingPong(b *testing.B, initiator, responder *Session) {
+	ctx := context.Background()
+	pong, err := responder.DeclarePublisher("bench/pong")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := responder.DeclareSubscriber("bench/ping", func(s Sample) {
+		_ = pong.Put(ctx, s.Payload)
+	}); err != nil {
+		b.Fatal(err)
+	}
+	ping, err := initiator.DeclarePublisher("bench/ping")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var left int
+	done := make(chan struct{}, 1)
+	if _, err := initiator.DeclareSubscriber("bench/pong", func(s Sample) {
+		if left--; left <= 0 {
+			done <- struct{}{}
+			return
+		}
+		_ = ping.Put(ctx, s.Payload)
+	}); err != nil {
+		b.Fatal(err)
+	}
+	if err := ping.WaitMatching(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if err := pong.WaitMatching(ctx); err != nil {
+		b.Fatal(err)
+	}
+	payload := make([]byte, benchSize)
+	b.ReportAllocs()
+	b.SetBytes(benchSize)
+	b.ResetTimer()
+	left = b.N // written before the first Put, read only in the callback after it
+	if err := ping.Put(ctx, payload); err != nil {
+		b.Fatal(err)
+	}
+	<-done
+}
+
 // BenchmarkPingPong compares a Zenoh round trip between two sessions over
 // TCP loopback, within one session, and a raw TCP echo of the same size.
 func BenchmarkPingPong(b *testing.B) {
@@ -95,6 +140,57 @@ func BenchmarkPingPong(b *testing.B) {
 			}
 		}
 	})
+	b.Run("raw-tcp-handoff", func(b *testing.B) {
+		// As raw-tcp, but a reader goroutine hands each reply to the
+		// benchmark goroutine over a channel, as a transport's receive
+		// loop hands a message to a goroutine waiting for it.
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer ln.Close()
+		go func() {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			buf := make([]byte, benchSize)
+			for {
+				if _, err := io.ReadFull(c, buf); err != nil {
+					return
+				}
+				if _, err := c.Write(buf); err != nil {
+					return
+				}
+			}
+		}()
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		back := make(chan struct{}, 1)
+		go func() {
+			buf := make([]byte, benchSize)
+			for {
+				if _, err := io.ReadFull(c, buf); err != nil {
+					close(back)
+					return
+				}
+				back <- struct{}{}
+			}
+		}()
+		buf := make([]byte, benchSize)
+		b.ReportAllocs()
+		b.SetBytes(benchSize)
+		for b.Loop() {
+			if _, err := c.Write(buf); err != nil {
+				b.Fatal(err)
+			}
+			<-back
+		}
+	})
 	b.Run("zenoh-tcp", func(b *testing.B) {
 		a := openT(b, Config{Listen: []string{"tcp/127.0.0.1:0"}})
 		c := openT(b, Config{Connect: a.ListenAddrs()})
@@ -133,6 +229,14 @@ func BenchmarkPingPong(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	})
+	b.Run("zenoh-tcp-callback", func(b *testing.B) {
+		// Both sides answer in their subscriber callbacks, as the raw TCP
+		// loop answers in the goroutine that read: the transport's round
+		// trip without a hand-off to another goroutine.
+		a := openT(b, Config{Listen: []string{"tcp/127.0.0.1:0"}})
+		c := openT(b, Config{Connect: a.ListenAddrs()})
+		callbackPingPong(b, c, a)
 	})
 	b.Run("zenoh-local", func(b *testing.B) {
 		s := openT(b, Config{})

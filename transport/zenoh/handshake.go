@@ -29,6 +29,7 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 	l := &link{
 		s:            s,
 		conn:         conn,
+		raw:          newDirectWriter(conn),
 		br:           br,
 		kick:         make(chan struct{}, 1),
 		space:        make(chan struct{}, 1),

@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/afor-go/afor/transport/zenoh/internal/wire"
@@ -56,7 +57,18 @@ type link struct {
 	bounds  []int
 	kick    chan struct{} // wakes the writer (capacity 1)
 	space   chan struct{} // tells a waiting producer the queue drained (capacity 1)
-	txSN    uint64        // writer only
+
+	// Direct writes: a sender that finds the queue empty and no write in
+	// progress frames its message and writes it to the socket itself, in
+	// one non-blocking system call, instead of waking the writer
+	// goroutine. What the socket does not take at once is left in carry,
+	// which the writer sends before anything else.
+	raw   *directWriter // nil: every write goes through the writer
+	wmu   sync.Mutex    // held while writing to conn; guards txSN, dbuf and carry
+	txSN  uint64
+	dbuf  []byte
+	carry []byte
+	sent  atomic.Bool // a direct write went out since the last keep-alive tick
 
 	// Receive state, reader only.
 	rxSN      uint64
@@ -122,6 +134,13 @@ func (l *link) queue(ctx context.Context, msg []byte, more ...[]byte) error {
 			return errLinkClosed
 		default:
 		}
+		if len(l.pending) == 0 && l.raw != nil && size+frameOverhead <= l.batch-2 && l.wmu.TryLock() {
+			// Nothing is queued and nobody is writing: send it ourselves.
+			l.mu.Unlock()
+			err := l.writeDirect(msg, more)
+			l.wmu.Unlock()
+			return err
+		}
 		if len(l.pending) == 0 || len(l.pending)+size <= maxPending {
 			l.pending = append(l.pending, msg...)
 			l.bounds = append(l.bounds, len(l.pending))
@@ -179,6 +198,52 @@ func (l *link) queueOrDrop(msg []byte) bool {
 	return true
 }
 
+// writeDirect frames msg and more in one FRAME and writes it without
+// blocking; l.wmu is held. A link that fails the write is closed.
+func (l *link) writeDirect(msg []byte, more [][]byte) error {
+	w := append(l.dbuf[:0], 0, 0, tFrame|flagF1)
+	w = appendZint(w, l.txSN)
+	l.txSN = (l.txSN + 1) & l.snMask
+	w = append(w, msg...)
+	for _, m := range more {
+		w = append(w, m...)
+	}
+	binary.LittleEndian.PutUint16(w, uint16(len(w)-2))
+	l.dbuf = w
+	n := 0
+	if len(l.carry) == 0 {
+		var err error
+		if n, err = l.raw.write(w); err != nil {
+			l.close(-1, fmt.Errorf("%w: write: %w", errLinkClosed, err))
+			return errLinkClosed
+		}
+		l.sent.Store(true)
+	}
+	if n < len(w) {
+		l.carry = append(l.carry, w[n:]...)
+		l.kickWriter()
+	}
+	return nil
+}
+
+// kickWriter wakes the writer goroutine.
+func (l *link) kickWriter() {
+	select {
+	case l.kick <- struct{}{}:
+	default:
+	}
+}
+
+// flushCarry writes what a direct write left behind; l.wmu is held.
+func (l *link) flushCarry() error {
+	if len(l.carry) == 0 {
+		return nil
+	}
+	_, err := l.conn.Write(l.carry)
+	l.carry = l.carry[:0]
+	return err
+}
+
 // writeLoop drains the queue into batches until the link ends, sending
 // KEEP_ALIVE when nothing else went out for a keep-alive period.
 func (l *link) writeLoop() {
@@ -196,14 +261,18 @@ func (l *link) writeLoop() {
 		select {
 		case <-l.kick:
 		case <-ticker.C:
-			if !wrote {
+			l.wmu.Lock()
+			if lastErr = l.flushCarry(); lastErr == nil && !wrote && !l.sent.Load() {
 				wbuf = append(wbuf[:0], 1, 0, tKeepAlive)
 				_, lastErr = l.conn.Write(wbuf)
 			}
+			l.wmu.Unlock()
 			wrote = false
+			l.sent.Store(false)
 			continue
 		case <-l.done:
 			lastErr = errLinkClosed
+			l.wmu.Lock()
 			if l.reason == closeGeneric {
 				// A graceful close still sends what was queued before it
 				// (bounded by the write deadline set by close).
@@ -211,11 +280,17 @@ func (l *link) writeLoop() {
 				msgs, bounds := l.pending, l.bounds
 				l.pending, l.bounds = nil, nil
 				l.mu.Unlock()
-				if len(bounds) > 0 {
+				if err := l.flushCarry(); err == nil && len(bounds) > 0 {
 					wbuf, _ = l.writeMessages(wbuf[:0], msgs, bounds)
 				}
 			}
+			l.wmu.Unlock()
 			continue
+		}
+		l.wmu.Lock()
+		if lastErr = l.flushCarry(); lastErr != nil {
+			l.wmu.Unlock()
+			break
 		}
 		l.mu.Lock()
 		msgs, bounds := l.pending, l.bounds
@@ -226,10 +301,12 @@ func (l *link) writeLoop() {
 		default:
 		}
 		if len(bounds) == 0 {
+			l.wmu.Unlock()
 			spare, spareB = msgs, bounds
 			continue
 		}
 		wbuf, lastErr = l.writeMessages(wbuf[:0], msgs, bounds)
+		l.wmu.Unlock()
 		spare, spareB = msgs, bounds
 		if cap(spare) > 2*maxPending {
 			spare, spareB = nil, nil // do not pin the memory of a huge message
@@ -241,10 +318,12 @@ func (l *link) writeLoop() {
 	default:
 		l.close(-1, fmt.Errorf("%w: write: %w", errLinkClosed, lastErr))
 	}
+	l.wmu.Lock()
 	if l.reason >= 0 {
 		_, _ = l.conn.Write(appendClose(wbuf[:0], byte(l.reason), l.reason == closeGeneric))
 	}
 	_ = l.conn.Close()
+	l.wmu.Unlock()
 }
 
 // appendClose encodes a CLOSE batch with its length prefix.

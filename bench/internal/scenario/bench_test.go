@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 )
@@ -13,8 +14,9 @@ import (
 //	benchstat old.txt new.txt
 //
 // Echo reports ns/hop (two hops per iteration), throughput MB/s, request
-// ns/op per call. Compare afor rows with the native and floor rows of the
-// same run, never across machines.
+// ns/op per call (its floor: one ping-pong of the same size). Compare afor
+// rows with the native and floor rows of the same run, never across
+// machines.
 
 func BenchmarkEcho(b *testing.B) {
 	ctx := context.Background()
@@ -62,7 +64,8 @@ func BenchmarkThroughput(b *testing.B) {
 		for _, tr := range testTransports(b, "throughput") {
 			for _, mode := range []Mode{ModeAfor, ModeNative} {
 				b.Run(fmt.Sprintf("%s/%s/size=%d", tr.Name, mode, size), func(b *testing.B) {
-					s, err := NewStream(ctx, tr, mode, StreamConfig{Size: size, Window: DefaultWindow, Queue: 2 * DefaultWindow})
+					w := tr.window(size, DefaultWindow)
+					s, err := NewStream(ctx, tr, mode, StreamConfig{Size: size, Window: w, Queue: 2 * w})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -106,18 +109,40 @@ func benchStream(b *testing.B, s *Stream, size int) {
 func BenchmarkRequest(b *testing.B) {
 	ctx := context.Background()
 	for _, tr := range testTransports(b, "request") {
-		b.Run(tr.Name+"/afor", func(b *testing.B) {
-			c, err := NewCalls(ctx, tr, ModeAfor, HeaderSize)
+		for _, mode := range []Mode{ModeAfor, ModeNative} {
+			b.Run(tr.Name+"/"+string(mode), func(b *testing.B) {
+				c, err := NewCalls(ctx, tr, mode, 64)
+				if errors.Is(err, ErrUnsupported) {
+					b.Skip(err)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				for b.Loop() {
+					if err := c.Call(ctx); err != nil {
+						c.Close()
+						b.Fatal(err)
+					}
+				}
+				if err := c.Close(); err != nil {
+					b.Fatal(err)
+				}
+			})
+		}
+	}
+	for _, f := range []Floor{FloorChan, FloorTCP} {
+		b.Run(string(f)+"/floor", func(b *testing.B) {
+			e, err := NewEchoFloor(ctx, f, 64)
 			if err != nil {
-				b.Skip(err)
+				b.Fatal(err)
 			}
 			for b.Loop() {
-				if err := c.Call(ctx); err != nil {
-					c.Close()
+				if err := e.RoundTrip(ctx); err != nil {
+					e.Close()
 					b.Fatal(err)
 				}
 			}
-			if err := c.Close(); err != nil {
+			if err := e.Close(); err != nil {
 				b.Fatal(err)
 			}
 		})

@@ -32,7 +32,7 @@ const childTimeout = 15 * time.Second
 
 // childConfig configures a remote side.
 type childConfig struct {
-	Role    string `json:"role"` // "echo": side B of the echo
+	Role    string `json:"role"` // "echo", "sink", "server" (request/reply) or "pipeline"
 	Connect string `json:"connect"`
 	Prefix  string `json:"prefix"`
 	Mode    Mode   `json:"mode"`
@@ -71,7 +71,7 @@ func runChild(cfg childConfig, stdin io.Reader, stdout io.Writer) error {
 	if cfg.Role == "pipeline" {
 		return runPipelineNode(cfg, stdin, stdout)
 	}
-	if cfg.Role != "echo" && cfg.Role != "sink" {
+	if cfg.Role != "echo" && cfg.Role != "sink" && cfg.Role != "server" {
 		return fmt.Errorf("%w: child role %q", ErrBadConfig, cfg.Role)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), childTimeout)
@@ -82,9 +82,12 @@ func runChild(cfg childConfig, stdin io.Reader, stdout io.Writer) error {
 	}
 	defer s.Close()
 	var stop func() error
-	if cfg.Role == "sink" {
+	switch cfg.Role {
+	case "sink":
 		stop, err = sink(ctx, zenohPeer(s, cfg.Prefix, cfg.Size), zenohPeer(s, cfg.Prefix, HeaderSize), cfg)
-	} else {
+	case "server":
+		stop, err = RequestResponder(zenohPeer(s, cfg.Prefix, cfg.Size), cfg.Mode)
+	default:
 		stop, err = EchoResponder(ctx, zenohPeer(s, cfg.Prefix, cfg.Size), cfg.Mode)
 	}
 	if err != nil {
@@ -233,13 +236,14 @@ func startReady(ctx context.Context, cmd *exec.Cmd, what string) (stop func() er
 // ZenohProc is the pure-Go Zenoh transport between this process and a
 // child process (the running executable started again, see [RunChild]),
 // linked over TCP on 127.0.0.1. The child is side B: the echo's responder,
-// or the receiver of the latency and throughput streams, which answers
-// every message with an acknowledgement carrying its one-way latency
-// (measured on the child's clock: both processes read the same system
-// clock). Request/reply does not run on it.
+// the receiver of the latency and throughput streams, which answers every
+// message with an acknowledgement carrying its one-way latency (measured on
+// the child's clock: both processes read the same system clock), or the
+// server of request/reply (an afor.Server or a native queryable; this
+// process calls).
 func ZenohProc() Transport {
 	return Transport{Name: "zenoh-proc", Floor: FloorTCP, Python: PythonZenohProc,
-		Scenarios: []string{"echo", "latency", "throughput"}, Open: openZenohProc}
+		Scenarios: []string{"echo", "latency", "throughput", "request"}, Open: openZenohProc}
 }
 
 func openZenohProc(ctx context.Context, size int) (*Link, error) {
@@ -256,6 +260,9 @@ func openZenohProc(ctx context.Context, size int) (*Link, error) {
 		SinkB: func(ctx context.Context, mode Mode, queue int, clockStart time.Time) (func() error, error) {
 			return startChild(ctx, childConfig{Role: "sink", Connect: a.ListenAddrs()[0], Prefix: prefix, Mode: mode, Size: size,
 				Queue: queue, ClockStart: clockStart.UnixNano()})
+		},
+		ServerB: func(ctx context.Context, mode Mode) (func() error, error) {
+			return startChild(ctx, childConfig{Role: "server", Connect: a.ListenAddrs()[0], Prefix: prefix, Mode: mode, Size: size})
 		},
 		Close: a.Close,
 	}, nil

@@ -15,6 +15,11 @@ var pyRouter string
 // RouterModules returns the Python modules the Rust router needs.
 func RouterModules() []string { return []string{"zenoh"} }
 
+// routerInFlight caps the bytes a throughput row keeps in flight through
+// the router: half its data queue (16 batches of at most 64 KiB, see
+// testdata/router.py), which drops what overflows.
+const routerInFlight = 8 << 16
+
 // router is a Rust Zenoh router (eclipse-zenoh's, through Python) listening
 // on 127.0.0.1.
 type router struct {
@@ -45,9 +50,12 @@ func startRouter(ctx context.Context, python string) (*router, error) {
 // ZenohRouter is the pure-Go Zenoh transport through the Rust Zenoh router:
 // two client sessions of this process, each linked over TCP on 127.0.0.1 to
 // a router started for the row with interpreter python (which must import
-// zenoh, see [CheckPythonModules]). It runs the echo and the latency.
+// zenoh, see [CheckPythonModules]). It runs the echo, the latency, the
+// throughput and request/reply (the queryable's client declares it to the
+// router, which forwards the other client's queries to it).
 func ZenohRouter(python string) Transport {
-	return Transport{Name: "zenoh-router", Floor: FloorTCP, Scenarios: []string{"echo", "latency"}, NeedsPython: true,
+	return Transport{Name: "zenoh-router", Floor: FloorTCP, Scenarios: []string{"echo", "latency", "throughput", "request"}, NeedsPython: true,
+		MaxInFlight: routerInFlight,
 		Open: func(ctx context.Context, size int) (*Link, error) {
 			r, err := startRouter(ctx, python)
 			if err != nil {

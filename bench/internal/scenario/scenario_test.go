@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/afor-go/afor/internal/peers"
+	"github.com/afor-go/afor/transport/zenoh"
 	"go.uber.org/goleak"
 )
 
@@ -192,19 +193,86 @@ func TestLatency(t *testing.T) {
 
 func TestRequest(t *testing.T) {
 	ctx := context.Background()
-	r := RunRequest(ctx, Mem(), ModeAfor, 32, 20*time.Millisecond, 10, nil)
-	if r.Error != "" || r.Ops == 0 || r.Failed != 0 {
-		t.Fatalf("%+v", r)
+	for _, tr := range testTransports(t, "request") {
+		for _, mode := range []Mode{ModeAfor, ModeNative} {
+			t.Run(tr.Name+"/"+string(mode), func(t *testing.T) {
+				r := RunRequest(ctx, tr, mode, 100, 20*time.Millisecond, 5, nil)
+				if tr.Name == "mem" && mode == ModeNative {
+					if r.Skipped == "" {
+						t.Fatalf("mem has no native request/reply, the row must be skipped: %+v", r)
+					}
+					return
+				}
+				if r.Skipped != "" || r.Error != "" || r.Ops == 0 || r.Failed != 0 || r.Size != 100 {
+					t.Fatalf("%+v", r)
+				}
+			})
+		}
 	}
-	if r := RunRequest(ctx, Mem(), ModeNative, 32, time.Millisecond, 0, nil); r.Skipped == "" {
-		t.Fatalf("native request must be skipped: %+v", r)
+	if _, err := NewCalls(ctx, Mem(), ModeFloor, 16); !errors.Is(err, ErrBadConfig) {
+		t.Fatalf("mode floor: %v, want ErrBadConfig", err)
 	}
-	if r := RunRequest(ctx, Zenoh(), ModeAfor, 32, time.Millisecond, 0, nil); r.Skipped == "" && r.Error != "" {
-		t.Fatalf("zenoh request: %+v", r)
+	for _, f := range Floors() {
+		t.Run("floor/"+string(f), func(t *testing.T) {
+			r := RunRequestFloor(ctx, f, 32, 20*time.Millisecond, 10, nil)
+			if r.Error != "" || r.Ops == 0 || r.Scenario != "request" || r.Mode != ModeFloor {
+				t.Fatalf("%+v", r)
+			}
+		})
 	}
-	f := RunRequestFloor(ctx, FloorChan, 32, 20*time.Millisecond, 10, nil)
-	if f.Error != "" || f.Ops == 0 || f.Scenario != "request" {
-		t.Fatalf("%+v", f)
+}
+
+// TestRequestChecksReplies makes sure a native call fails unless exactly
+// one good reply ends its query, and that a wrong answer fails the call.
+func TestRequestChecksReplies(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := zenoh.Open(ctx, zenoh.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, tc := range []struct {
+		name    string
+		handler func(q *zenoh.Query)
+		want    error
+	}{
+		{"none", func(q *zenoh.Query) { q.Finish() }, ErrUnexpected},
+		{"two", func(q *zenoh.Query) {
+			defer q.Finish()
+			b := AppendMsg(nil, Msg{Seq: 1}, 32)
+			_ = q.Reply(ctx, q.KeyExpr, b)
+			_ = q.Reply(ctx, q.KeyExpr, b)
+		}, ErrUnexpected},
+		{"short", func(q *zenoh.Query) {
+			defer q.Finish()
+			_ = q.Reply(ctx, q.KeyExpr, []byte("short"))
+		}, ErrShortMessage},
+		{"error", func(q *zenoh.Query) {
+			defer q.Finish()
+			_ = q.ReplyErr(ctx, []byte("no"))
+		}, zenoh.ErrReplyError},
+		{"wrong", func(q *zenoh.Query) {
+			defer q.Finish()
+			_ = q.Reply(ctx, q.KeyExpr, AppendMsg(nil, Msg{Seq: 7}, 32))
+		}, ErrUnexpected},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			key := "afor_bench/test/" + tc.name
+			qa, err := s.DeclareQueryable(key, tc.handler)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer qa.Undeclare()
+			call, err := zenohQuerier(ctx, s, key, 32)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &Calls{call: call}
+			if err := c.Call(ctx); !errors.Is(err, tc.want) {
+				t.Fatalf("err %v, want %v", err, tc.want)
+			}
+		})
 	}
 }
 
@@ -282,4 +350,86 @@ func testTransports(tb testing.TB, sc string) []Transport {
 		out = append(out, tr)
 	}
 	return out
+}
+
+// TestRequestAllocs checks that the harness adds no allocation per call
+// to what the transport allocates: a native call (harness querier and
+// queryable) allocates no more than the bare Session.Get answered by a
+// bare queryable, and an afor call through Calls no more than Client.Call.
+func TestRequestAllocs(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := zenoh.Open(ctx, zenoh.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const size = 64
+	p := zenohPeer(s, "afor_bench/allocs/", size)
+	stop, err := RequestResponder(p, ModeNative)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call, err := p.Querier(ctx, reqKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Calls{call: call}
+	harness := testing.AllocsPerRun(200, func() {
+		if err := c.Call(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+	reply := AppendMsg(nil, Msg{Seq: 1}, size)
+	qa, err := s.DeclareQueryable("afor_bench/allocs/bare", func(q *zenoh.Query) {
+		_ = q.Reply(ctx, q.KeyExpr, reply)
+		q.Finish()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer qa.Undeclare()
+	opts := []zenoh.GetOption{zenoh.WithQueryPayload(AppendMsg(nil, Msg{}, size)), zenoh.WithConsolidation(zenoh.ConsolidationNone)}
+	bare := testing.AllocsPerRun(200, func() {
+		replies, err := s.Get(ctx, "afor_bench/allocs/bare", opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range replies {
+		}
+	})
+	if harness > bare {
+		t.Errorf("native call: %v allocations, the bare Get %v", harness, bare)
+	}
+	t.Logf("allocations per call: native %v, bare Get %v", harness, bare)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	stopAfor, err := RequestResponder(p, ModeAfor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopAfor()
+	cli, err := p.Client(reqKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = &Calls{call: cli.Call}
+	harness = testing.AllocsPerRun(200, func() {
+		if err := c.Call(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+	var seq uint64
+	bare = testing.AllocsPerRun(200, func() {
+		if _, err := cli.Call(ctx, Msg{Seq: seq}); err != nil {
+			t.Fatal(err)
+		}
+		seq++
+	})
+	if harness > bare {
+		t.Errorf("afor call: %v allocations, the bare Client.Call %v", harness, bare)
+	}
+	t.Logf("allocations per call: afor %v, bare Client.Call %v", harness, bare)
 }

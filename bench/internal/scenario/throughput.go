@@ -21,13 +21,14 @@ type ThroughputConfig struct {
 const DefaultWindow = 256
 
 // RunThroughput floods messages one way over tr in mode for cfg.Duration
-// (within the flow-control window) and reports messages and bytes per
-// second, from the first send to the last delivery.
+// (within the flow-control window, capped by tr.MaxInFlight) and reports
+// messages and bytes per second, from the first send to the last delivery.
 func RunThroughput(ctx context.Context, tr Transport, mode Mode, cfg ThroughputConfig) Result {
 	r := Result{Scenario: "throughput", Transport: tr.Name, Mode: mode, Size: max(cfg.Size, HeaderSize)}
 	if cfg.Window <= 0 {
 		cfg.Window = DefaultWindow
 	}
+	cfg.Window = tr.window(cfg.Size, cfg.Window)
 	s, err := NewStream(ctx, tr, mode, StreamConfig{Size: cfg.Size, Window: cfg.Window, Queue: 2 * cfg.Window})
 	if errors.Is(err, ErrUnsupported) {
 		r.Skipped = err.Error()
@@ -101,4 +102,13 @@ func runThroughput(ctx context.Context, s *Stream, cfg ThroughputConfig, r *Resu
 		r.Error = err.Error()
 		r.Failed++
 	}
+}
+
+// window returns the flow-control window of a stream of size-byte messages
+// over t: window, capped by t.MaxInFlight.
+func (t Transport) window(size, window int) int {
+	if t.MaxInFlight > 0 {
+		window = max(1, min(window, t.MaxInFlight/max(size, HeaderSize)))
+	}
+	return window
 }

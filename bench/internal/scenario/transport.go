@@ -26,6 +26,12 @@ type Transport struct {
 	EchoOnly bool
 	// Scenarios, when not empty, lists the only scenarios run on it.
 	Scenarios []string
+	// MaxInFlight, when not 0, caps the bytes a throughput row keeps in
+	// flight: its window becomes at most MaxInFlight / size messages (at
+	// least one). A relay that drops what overflows its queue (the Rust
+	// router, since the pure-Go publisher uses Zenoh's default congestion
+	// control, drop) needs the sender's window to fit in that queue.
+	MaxInFlight int
 	// NeedsPython marks a transport that starts a Python process (the Rust
 	// router): its rows are skipped when the interpreter cannot import
 	// [RouterModules].
@@ -50,6 +56,10 @@ type Link struct {
 	// its stamp, its one-way latency (its wall clock minus clockStart minus
 	// the message's stamp).
 	SinkB func(ctx context.Context, mode Mode, queue int, clockStart time.Time) (stop func() error, err error)
+	// ServerB, when set, runs side B of request/reply outside this
+	// process: it starts a server answering on "svc" in mode (see
+	// [RequestResponder]) and returns the function that stops it.
+	ServerB func(ctx context.Context, mode Mode) (stop func() error, err error)
 	// Close releases the link; it must end every subscription.
 	Close func() error
 }
@@ -65,10 +75,20 @@ type Peer struct {
 	// Callback calls f for every message on key from the transport's own
 	// delivery goroutine, without afor (mode native).
 	Callback func(key string, f func(Msg)) (stop func(), err error)
-	// Server and Client make a request/reply pair on key; nil when the
-	// transport has no request/reply.
+	// Server and Client make a request/reply pair on key (mode afor); nil
+	// when the transport has no request/reply.
 	Server func(key string) (*afor.Server[Msg, Msg], error)
 	Client func(key string) (*afor.Client[Msg, Msg], error)
+	// Queryable answers every request on key with f's result, from the
+	// transport's own delivery goroutine, without afor (mode native); nil
+	// when the transport has no request/reply of its own. Its stop
+	// reports the first reply that could not be sent.
+	Queryable func(key string, f func(Msg) Msg) (stop func() error, err error)
+	// Querier returns a function sending one request on key and waiting
+	// for its only reply, without afor (mode native). It waits (within
+	// ctx) until a server on key is reachable. Each returned function is
+	// used by one goroutine at a time.
+	Querier func(ctx context.Context, key string) (func(ctx context.Context, m Msg) (Msg, error), error)
 }
 
 // Transports returns every transport of the harness, in report order.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/afor-go/afor"
@@ -16,6 +18,8 @@ const matchTimeout = 5 * time.Second
 // Zenoh is the pure-Go Zenoh transport within one session: both peers are
 // the same session and samples go from publisher to subscriber without a
 // socket (afor mode: zenoh.SubscribeCodec; native: DeclareSubscriber).
+// Request/reply: zenoh.NewServer and zenoh.NewClient (afor), or
+// Session.DeclareQueryable and Session.Get (native).
 func Zenoh() Transport {
 	return Transport{Name: "zenoh", Floor: FloorChan, Python: PythonZenoh, Open: openZenoh(false)}
 }
@@ -94,10 +98,129 @@ func zenohPeer(s *zenoh.Session, prefix string, size int) Peer {
 			}
 			return func() { _ = sub.Undeclare() }, nil
 		},
-		// Request/reply (queryables) is not in transport/zenoh yet.
-		// HOOK(zenoh-query): when zenoh.NewServer/NewClient exist, set
-		// Server and Client here and the request scenario gains zenoh rows.
+		Server: func(key string) (*afor.Server[Msg, Msg], error) {
+			return zenoh.NewServer[Msg, Msg](s, prefix+key, Codec{Size: size}, Codec{Size: size})
+		},
+		Client: func(key string) (*afor.Client[Msg, Msg], error) {
+			return zenoh.NewClient[Msg, Msg](s, prefix+key, Codec{Size: size}, Codec{Size: size})
+		},
+		Queryable: func(key string, f func(Msg) Msg) (func() error, error) {
+			return zenohQueryable(s, prefix+key, size, f)
+		},
+		Querier: func(ctx context.Context, key string) (func(context.Context, Msg) (Msg, error), error) {
+			return zenohQuerier(ctx, s, prefix+key, size)
+		},
 	}
+}
+
+// zenohQueryable declares a queryable on key answering every query from
+// the session's delivery goroutine with one reply, f's result padded to
+// size bytes, and finishing it (mode native of request/reply).
+func zenohQueryable(s *zenoh.Session, key string, size int, f func(Msg) Msg) (stop func() error, err error) {
+	life, cancel := context.WithCancel(context.Background())
+	var mu sync.Mutex // queries may come from several links at once
+	buf := AppendMsg(nil, Msg{}, size)
+	var failed atomic.Pointer[error]
+	qa, err := s.DeclareQueryable(key, func(q *zenoh.Query) {
+		defer q.Finish()
+		m, err := DecodeMsg(q.Payload)
+		if err != nil {
+			err = q.ReplyErr(life, []byte(err.Error()))
+		} else {
+			res := f(m)
+			mu.Lock()
+			putHeader(buf, res)
+			err = q.Reply(life, q.KeyExpr, buf) // the reply is encoded (copied) before it returns
+			mu.Unlock()
+		}
+		if err != nil && life.Err() == nil {
+			failed.CompareAndSwap(nil, &err)
+		}
+	})
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return func() error {
+		cancel()
+		err := qa.Undeclare()
+		if p := failed.Load(); p != nil {
+			err = errors.Join(err, fmt.Errorf("zenoh: queryable's reply: %w", *p))
+		}
+		return err
+	}, nil
+}
+
+// querier sends requests as Session.Get queries and collects the reply
+// stream, without allocating in the harness: its payload buffer, options
+// and reply callback are made once.
+type querier struct {
+	s     *zenoh.Session
+	key   string
+	buf   []byte
+	opts  []zenoh.GetOption
+	yield func(zenoh.Reply) bool
+	// per call
+	n   int
+	got Msg
+	err error
+}
+
+// zenohQuerier waits (within ctx, at most matchTimeout) until a queryable
+// on key is known and returns a querier's call (mode native of
+// request/reply).
+func zenohQuerier(ctx context.Context, s *zenoh.Session, key string, size int) (func(context.Context, Msg) (Msg, error), error) {
+	// The afor client only serves to wait: Session has no public wait for
+	// a queryable.
+	probe, err := zenoh.NewClient[Msg, Msg](s, key, Codec{Size: size}, Codec{Size: size})
+	if err != nil {
+		return nil, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, matchTimeout)
+	defer cancel()
+	if err := probe.WaitForServer(wctx); err != nil {
+		return nil, fmt.Errorf("zenoh: %s: no queryable reachable: %w", key, err)
+	}
+	q := &querier{s: s, key: key, buf: AppendMsg(nil, Msg{}, size)}
+	q.opts = []zenoh.GetOption{zenoh.WithQueryPayload(q.buf), zenoh.WithConsolidation(zenoh.ConsolidationNone)}
+	q.yield = q.take
+	return q.call, nil
+}
+
+// take records one reply of the current query.
+func (q *querier) take(r zenoh.Reply) bool {
+	q.n++
+	if r.Err != nil {
+		q.err = r.Err
+		return true
+	}
+	m, err := DecodeMsg(r.Sample.Payload)
+	if err != nil {
+		q.err = err
+	}
+	q.got = m
+	return true
+}
+
+// call sends m as a query's payload and waits for the end of its reply
+// stream; it fails unless exactly one reply came.
+func (q *querier) call(ctx context.Context, m Msg) (Msg, error) {
+	putHeader(q.buf, m) // Get encodes or copies the payload before it returns
+	replies, err := q.s.Get(ctx, q.key, q.opts...)
+	if err != nil {
+		return Msg{}, err
+	}
+	q.n, q.got, q.err = 0, Msg{}, nil
+	replies(q.yield)
+	switch {
+	case q.err != nil:
+		return Msg{}, q.err
+	case q.n == 0 && ctx.Err() != nil:
+		return Msg{}, ctx.Err()
+	case q.n != 1:
+		return Msg{}, fmt.Errorf("%w: %d replies to one query on %s", ErrUnexpected, q.n, q.key)
+	}
+	return q.got, nil
 }
 
 // badSeq marks a message that could not be decoded; scenarios count it as
