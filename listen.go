@@ -237,6 +237,12 @@ func (l *Listener[T]) Next(ctx context.Context) (T, error) {
 			return zero, err
 		}
 		s.mu.Unlock()
+		if done := ctx.Done(); done == nil || done == l.ctx.Done() {
+			// The end of the registration ctx ends the listener and wakes
+			// it: one channel to wait on is cheaper than a select.
+			<-l.notify
+			continue
+		}
 		select {
 		case <-l.notify:
 		case <-ctx.Done():

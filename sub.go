@@ -358,7 +358,7 @@ func (s *Sub[T]) ArmNext(ctx context.Context) *Waiter[T] { return s.arm(ctx, fal
 func (s *Sub[T]) ArmNew(ctx context.Context) *Waiter[T] { return s.arm(ctx, true) }
 
 func (s *Sub[T]) arm(ctx context.Context, newest bool) *Waiter[T] {
-	w := &Waiter[T]{sub: s, newest: newest, ready: make(chan struct{}, 1)}
+	w := &Waiter[T]{sub: s, newest: newest, ready: make(chan struct{}, 1), armDone: ctx.Done()}
 	s.mu.Lock()
 	if s.closed {
 		w.endErr = closedErr(s.err)
@@ -379,6 +379,7 @@ type Waiter[T any] struct {
 	sub     *Sub[T]
 	newest  bool
 	ready   chan struct{}
+	armDone <-chan struct{} // the arming ctx's Done
 	stopCtx func() bool
 
 	// guarded by sub.mu
@@ -456,6 +457,12 @@ func (w *Waiter[T]) Wait(ctx context.Context) (T, error) {
 			return zero, err
 		}
 		s.mu.Unlock()
+		if done := ctx.Done(); done == nil || done == w.armDone {
+			// The end of the arming ctx ends the waiter and wakes it: one
+			// channel to wait on is cheaper than a select.
+			<-w.ready
+			continue
+		}
 		select {
 		case <-w.ready:
 		case <-ctx.Done():

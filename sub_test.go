@@ -475,3 +475,34 @@ func TestConcurrentProducersAndConsumers(t *testing.T) {
 		mustEqual(t, n, producers*per)
 	}
 }
+
+// TestBlockedWaitEndsWithItsRegistrationCtx cancels the ctx a listener or
+// waiter was created with while Next or Wait blocks on that same ctx (or one
+// derived from it without its own cancellation): the call must return the
+// ctx's error.
+func TestBlockedWaitEndsWithItsRegistrationCtx(t *testing.T) {
+	type key struct{}
+	synctest.Test(t, func(t *testing.T) {
+		s := afor.NewSub[int]()
+		defer s.Close()
+		for _, derived := range []bool{false, true} {
+			ctx, cancel := context.WithCancel(t.Context())
+			waitCtx := ctx
+			if derived {
+				waitCtx = context.WithValue(ctx, key{}, 1)
+			}
+			l := s.Listener(ctx)
+			w := s.ArmNext(ctx)
+			errs := make(chan error, 2)
+			go func() { _, err := l.Next(waitCtx); errs <- err }()
+			go func() { _, err := w.Wait(waitCtx); errs <- err }()
+			synctest.Wait() // both blocked
+			cancel()
+			for range 2 {
+				mustEqual(t, errors.Is(<-errs, context.Canceled), true)
+			}
+			mustEqual(t, s.Stats().Listeners, 0)
+			mustEqual(t, s.Stats().Waiters, 0)
+		}
+	})
+}
