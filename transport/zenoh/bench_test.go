@@ -98,36 +98,43 @@ func callbackPingPong(b *testing.B, initiator, responder *Session) {
 	<-done
 }
 
+// rawEcho returns a TCP connection to a goroutine that echoes every
+// benchSize bytes it reads.
+func rawEcho(b *testing.B) net.Conn {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		buf := make([]byte, benchSize)
+		for {
+			if _, err := io.ReadFull(c, buf); err != nil {
+				return
+			}
+			if _, err := c.Write(buf); err != nil {
+				return
+			}
+		}
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	return c
+}
+
 // BenchmarkPingPong compares a Zenoh round trip between two sessions over
 // TCP loopback, within one session, and a raw TCP echo of the same size.
 func BenchmarkPingPong(b *testing.B) {
 	b.Run("raw-tcp", func(b *testing.B) {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer ln.Close()
-		go func() {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-			buf := make([]byte, benchSize)
-			for {
-				if _, err := io.ReadFull(c, buf); err != nil {
-					return
-				}
-				if _, err := c.Write(buf); err != nil {
-					return
-				}
-			}
-		}()
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer c.Close()
+		c := rawEcho(b)
 		buf := make([]byte, benchSize)
 		b.ReportAllocs()
 		b.SetBytes(benchSize)
@@ -144,32 +151,7 @@ func BenchmarkPingPong(b *testing.B) {
 		// As raw-tcp, but a reader goroutine hands each reply to the
 		// benchmark goroutine over a channel, as a transport's receive
 		// loop hands a message to a goroutine waiting for it.
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer ln.Close()
-		go func() {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-			buf := make([]byte, benchSize)
-			for {
-				if _, err := io.ReadFull(c, buf); err != nil {
-					return
-				}
-				if _, err := c.Write(buf); err != nil {
-					return
-				}
-			}
-		}()
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer c.Close()
+		c := rawEcho(b)
 		back := make(chan struct{}, 1)
 		go func() {
 			buf := make([]byte, benchSize)
