@@ -76,6 +76,13 @@ type Config struct {
 	RetryInterval time.Duration
 	// Logger receives diagnostics. Default: discard.
 	Logger *slog.Logger
+	// Scouting configures UDP multicast scouting, the discovery of other
+	// nodes without Connect endpoints. It is off by default, so that
+	// sessions (in tests especially) never find each other by accident.
+	// A peer that scouts and has no Listen endpoint listens on an
+	// ephemeral port, as the reference implementation does; a client that
+	// scouts may have no Connect endpoint. See ScoutingConfig.
+	Scouting ScoutingConfig
 }
 
 // endpoint is a parsed "tcp/host:port" locator.
@@ -130,8 +137,8 @@ func (c Config) resolve() (*resolved, error) {
 	if c.Mode == ModeClient && len(c.Listen) > 0 {
 		return nil, fmt.Errorf("%w: a client does not listen", ErrInvalidConfig)
 	}
-	if c.Mode == ModeClient && len(c.Connect) == 0 {
-		return nil, fmt.Errorf("%w: a client needs at least one Connect endpoint", ErrInvalidConfig)
+	if c.Mode == ModeClient && len(c.Connect) == 0 && !c.Scouting.Multicast {
+		return nil, fmt.Errorf("%w: a client needs at least one Connect endpoint or multicast scouting", ErrInvalidConfig)
 	}
 	for _, s := range c.Listen {
 		e, err := parseEndpoint(s)
@@ -146,6 +153,16 @@ func (c Config) resolve() (*resolved, error) {
 			return nil, err
 		}
 		r.connect = append(r.connect, e)
+	}
+	if c.Scouting.Multicast {
+		sc, err := c.Scouting.resolve()
+		if err != nil {
+			return nil, err
+		}
+		r.Scouting = sc.ScoutingConfig
+		if c.Mode == ModePeer && len(r.listen) == 0 {
+			r.listen = append(r.listen, sc.defaultListen())
+		}
 	}
 	switch {
 	case c.Lease < 0:

@@ -38,8 +38,10 @@
 // # Links
 //
 // Each TCP link has one reader and one writer goroutine, never one per
-// message. Messages queued while the writer is busy go out together in one
-// batch; a message bigger than the negotiated batch size is split into
+// message. A message sent while the link is idle is written by the sending
+// goroutine itself, in one non-blocking system call (what the socket does
+// not take is left to the writer); messages sent while a write is in
+// progress are queued and go out together in one batch; a message bigger than the negotiated batch size is split into
 // FRAGMENTs and reassembled on receipt, up to Config.MaxMessageSize (a
 // larger one is dropped, the link kept). A remote that sends bytes that do
 // not decode is sent CLOSE and dropped; the session and its other links
@@ -77,5 +79,17 @@
 // subscribers, queryables and tokens on every new link; WaitConnected waits
 // for a link.
 //
-// Not implemented yet: QoS priorities and express, UDP, TLS and scouting.
+// # Scouting
+//
+// With Config.Scouting.Multicast set (off by default, so that sessions never
+// find each other by accident), a session discovers other nodes by UDP
+// multicast, on 224.0.0.224:7446 unless ScoutingConfig says otherwise: a
+// peer answers SCOUT messages with a HELLO giving its Zenoh ID and
+// locators (listening on an ephemeral port if it has no Listen endpoint)
+// and links once to each router and peer that answers its own SCOUTs; a
+// client without Connect endpoints links to the first router or peer
+// found. Scout lists the nodes that answer, as zenoh.scout does in Python.
+//
+// Not implemented yet: QoS priorities and express, congestion control
+// "block", UDP, TLS, IPv6 scouting.
 package zenoh

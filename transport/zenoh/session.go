@@ -121,12 +121,19 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 			return nil, ctx.Err()
 		}
 	}
-	if rc.Mode == ModeClient && len(errs) == len(rc.connect) {
+	if rc.Mode == ModeClient && len(rc.connect) > 0 && len(errs) == len(rc.connect) {
 		s.Close()
 		return nil, fmt.Errorf("%w: %w", ErrNoRouter, errors.Join(errs...))
 	}
 	for _, err := range errs {
 		s.log.Warn("zenoh: connect failed, will retry", "err", err)
+	}
+	if rc.Scouting.Multicast {
+		// Scouting goroutines end with the session (see scout.go).
+		if err := s.startScouting(ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
 	}
 	return s, nil
 }

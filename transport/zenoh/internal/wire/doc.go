@@ -2,8 +2,9 @@
 // version 0x09): primitives (zint, byte strings, Zenoh IDs, timestamps,
 // encodings, wire expressions), message extensions, transport messages
 // (INIT, OPEN, KEEP_ALIVE, CLOSE, FRAME, FRAGMENT), network messages
-// (DECLARE, PUSH, REQUEST, RESPONSE, RESPONSE_FINAL, INTEREST) and Zenoh data
-// messages (PUT, DEL, QUERY, REPLY, ERR).
+// (DECLARE, PUSH, REQUEST, RESPONSE, RESPONSE_FINAL, INTEREST), Zenoh data
+// messages (PUT, DEL, QUERY, REPLY, ERR) and scouting messages (SCOUT,
+// HELLO; see DecodeScouting).
 //
 // # Encoding
 //

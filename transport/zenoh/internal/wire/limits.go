@@ -13,6 +13,8 @@ const (
 	DefaultMaxExtensions = 32
 	// DefaultMaxMessagesPerFrame bounds the network messages in one FRAME.
 	DefaultMaxMessagesPerFrame = 4096
+	// DefaultMaxLocators bounds the locators in one HELLO.
+	DefaultMaxLocators = 64
 )
 
 // Limits bounds what the decoders accept. A zero field takes its default
@@ -31,6 +33,9 @@ type Limits struct {
 	MaxExtensions int
 	// MaxMessagesPerFrame bounds the network messages in one FRAME.
 	MaxMessagesPerFrame int
+	// MaxLocators bounds the locators in one HELLO (each is at most
+	// MaxLocatorLen bytes).
+	MaxLocators int
 }
 
 // DefaultLimits returns the limits applied when a Limits field is zero.
@@ -41,6 +46,7 @@ func DefaultLimits() Limits {
 		MaxExtension:        DefaultMaxExtension,
 		MaxExtensions:       DefaultMaxExtensions,
 		MaxMessagesPerFrame: DefaultMaxMessagesPerFrame,
+		MaxLocators:         DefaultMaxLocators,
 	}
 }
 
@@ -61,6 +67,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxMessagesPerFrame <= 0 {
 		l.MaxMessagesPerFrame = DefaultMaxMessagesPerFrame
+	}
+	if l.MaxLocators <= 0 {
+		l.MaxLocators = DefaultMaxLocators
 	}
 	return l
 }
