@@ -11,6 +11,7 @@ import (
 	"net"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -51,7 +52,8 @@ type pyPeer struct {
 	samples chan pyEvent
 	live    chan pyEvent // liveliness events
 	acks    chan pyEvent
-	skip    string // payload of samples that sample() ignores
+	skip    string        // payload of samples that sample() ignores
+	exited  chan struct{} // closed when the process closed its stdout (it exited)
 }
 
 // startPy runs the driver with args and waits for its readiness line.
@@ -59,7 +61,7 @@ func startPy(t *testing.T, args ...string) *pyPeer {
 	t.Helper()
 	py := peers.Python(t, "zenoh")
 	cmd := exec.Command(py, append([]string{"testdata/zenoh_peer.py"}, args...)...)
-	var stderr bytes.Buffer
+	var stderr lockedBuffer // read while the process may still write it
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -75,6 +77,7 @@ func startPy(t *testing.T, args ...string) *pyPeer {
 	p := &pyPeer{t: t, stdin: stdin, samples: make(chan pyEvent, 4096), live: make(chan pyEvent, 256), acks: make(chan pyEvent, 16)}
 	ready := make(chan pyEvent, 1)
 	readerDone := make(chan struct{})
+	p.exited = readerDone
 	var logs []string // non-JSON output (Rust logs), read after readerDone
 	go func() {
 		defer close(readerDone)
@@ -131,6 +134,16 @@ func startPy(t *testing.T, args ...string) *pyPeer {
 		t.Fatalf("python peer not ready: %s", stderr.String())
 	}
 	return p
+}
+
+// waitExit waits until the process has exited (after a "crash" command).
+func (p *pyPeer) waitExit() {
+	p.t.Helper()
+	select {
+	case <-p.exited:
+	case <-time.After(20 * time.Second):
+		p.t.Fatal("python peer did not exit")
+	}
 }
 
 // do sends a command and waits for its acknowledgement.
@@ -383,4 +396,22 @@ func TestInteropGoPeerToPythonRouter(t *testing.T) {
 	s := openT(t, Config{Connect: []string{ep}})
 	t.Run("go-to-py", func(t *testing.T) { exchangeGoToPy(t, s, py, "t8/a", true) })
 	t.Run("py-to-go", func(t *testing.T) { exchangePyToGo(t, s, py, "t8/b") })
+}
+
+// lockedBuffer is a bytes.Buffer safe for one writer and concurrent readers.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

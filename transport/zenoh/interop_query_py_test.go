@@ -126,6 +126,7 @@ func TestInteropRouterRestart(t *testing.T) {
 		t.Fatalf("got %+v", smp)
 	}
 	py.send(map[string]any{"op": "crash"})
+	py.waitExit() // its port is free again
 
 	py2 := startPy(t, "--mode", "router", "--listen", ep, "--client")
 	if err := s.WaitConnected(ctx); err != nil {
