@@ -128,6 +128,12 @@ type Listener[T any] struct {
 	head, n int
 	ended   bool
 	endErr  error
+	// A ctx other than the registration ctx that Next keeps being called
+	// with is watched (an AfterFunc wakes the listener when it ends), so
+	// that Next waits on one channel instead of a select.
+	lastDone  <-chan struct{} // Done of the ctx of the previous wait
+	watchDone <-chan struct{} // Done of the watched ctx
+	watchStop func() bool
 }
 
 // push appends v (sub.mu held), dropping the oldest value when full. The
@@ -193,6 +199,10 @@ func (l *Listener[T]) end(err error) {
 		return
 	}
 	l.ended, l.endErr = true, err
+	if l.watchStop != nil {
+		l.watchStop()
+		l.watchStop, l.watchDone = nil, nil
+	}
 	l.wake()
 }
 
@@ -223,6 +233,7 @@ func (l *Listener[T]) stop(err error) {
 // closed and the queue is empty.
 func (l *Listener[T]) Next(ctx context.Context) (T, error) {
 	s := l.sub
+	done := ctx.Done()
 	for {
 		s.mu.Lock()
 		if l.n > 0 {
@@ -236,10 +247,17 @@ func (l *Listener[T]) Next(ctx context.Context) (T, error) {
 			var zero T
 			return zero, err
 		}
+		// The end of the registration ctx ends the listener and wakes it;
+		// the end of a watched ctx wakes it: then one channel to wait on
+		// is enough, which is cheaper than a select.
+		oneChan := done == nil || done == l.ctx.Done() || l.watch(ctx, done)
+		if oneChan && done != nil && ctx.Err() != nil {
+			s.mu.Unlock()
+			var zero T
+			return zero, ctx.Err()
+		}
 		s.mu.Unlock()
-		if done := ctx.Done(); done == nil || done == l.ctx.Done() {
-			// The end of the registration ctx ends the listener and wakes
-			// it: one channel to wait on is cheaper than a select.
+		if oneChan {
 			<-l.notify
 			continue
 		}
@@ -250,6 +268,25 @@ func (l *Listener[T]) Next(ctx context.Context) (T, error) {
 			return zero, ctx.Err()
 		}
 	}
+}
+
+// watch reports whether the end of ctx wakes the listener (sub.mu held).
+// A ctx is watched from the second wait in a row with it on, so that a
+// loop that calls Next with the same ctx allocates once, and one that
+// passes a new ctx every time allocates nothing.
+func (l *Listener[T]) watch(ctx context.Context, done <-chan struct{}) bool {
+	if done == l.watchDone {
+		return true
+	}
+	if done != l.lastDone {
+		l.lastDone = done
+		return false
+	}
+	if l.watchStop != nil {
+		l.watchStop()
+	}
+	l.watchDone, l.watchStop = done, context.AfterFunc(ctx, l.wake)
+	return true
 }
 
 // All returns the listener as a loop that ends when the body breaks, when

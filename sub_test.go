@@ -506,3 +506,41 @@ func TestBlockedWaitEndsWithItsRegistrationCtx(t *testing.T) {
 		}
 	})
 }
+
+// TestNextWithItsOwnCtx calls Next repeatedly with one ctx that is not the
+// listener's (the listener then watches it) and once with a fresh ctx: a
+// cancelled ctx ends only that wait, and the listener goes on.
+func TestNextWithItsOwnCtx(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := afor.NewSub[int]()
+		defer s.Close()
+		l := s.Listener(t.Context())
+		defer l.Stop()
+		ctx, cancel := context.WithCancel(t.Context())
+		for i := range 3 {
+			go s.Input(i)
+			v, err := l.Next(ctx)
+			mustEqual(t, err, nil)
+			mustEqual(t, v, i)
+		}
+		errc := make(chan error, 1)
+		go func() { _, err := l.Next(ctx); errc <- err }()
+		synctest.Wait() // blocked on the watched ctx
+		cancel()
+		mustEqual(t, errors.Is(<-errc, context.Canceled), true)
+		_, err := l.Next(ctx) // still cancelled
+		mustEqual(t, errors.Is(err, context.Canceled), true)
+
+		other, cancelOther := context.WithCancel(t.Context())
+		go func() { _, err := l.Next(other); errc <- err }()
+		synctest.Wait()
+		cancelOther()
+		mustEqual(t, errors.Is(<-errc, context.Canceled), true)
+
+		s.Input(7) // the listener survived both
+		v, err := l.Next(t.Context())
+		mustEqual(t, err, nil)
+		mustEqual(t, v, 7)
+		mustEqual(t, s.Stats().Listeners, 1)
+	})
+}
