@@ -18,6 +18,7 @@
 //   - pipeline: the robot pipeline (camera, IMU, perception, planning,
 //     control), one process per node over Zenoh; each node's CPU use over
 //     -cpu-window and the camera to perception and IMU to control latency.
+//     Its floor row runs the same nodes in bare Go (time.Ticker, TCP).
 //
 // Usage:
 //
@@ -120,7 +121,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	var scen, trans, modes, sizes string
 	fs.StringVar(&scen, "scenarios", strings.Join(allScenarios(), ","), "comma-separated scenarios to run: "+strings.Join(allScenarios(), ", "))
 	fs.StringVar(&trans, "transports", strings.Join(transportNames(), ","), "comma-separated transports: mem (in-process bus), zenoh (one pure-Go Zenoh session),\nzenoh-tcp (two pure-Go Zenoh sessions over TCP on 127.0.0.1), zenoh-proc (this process and\na child process over TCP on 127.0.0.1; the child answers the requests), zenoh-router (two\nclient sessions of the Rust router, started with -python). The pipeline runs its\npeer-to-peer row with zenoh-proc and its router row with zenoh-router")
-	fs.StringVar(&modes, "modes", strings.Join(allModes(), ","), "comma-separated row kinds: afor (Sub and its iterators), native (the transport's own\ncallback), floor (raw Go channel, TCP and UDP loopback), python (the Python afor's echo)")
+	fs.StringVar(&modes, "modes", strings.Join(allModes(), ","), "comma-separated row kinds: afor (Sub and its iterators), native (the transport's own\ncallback), floor (raw Go channel, TCP and UDP loopback; the pipeline's nodes in bare Go\nover TCP), python (the Python afor's echo). The pipeline's Zenoh rows need afor")
 	fs.IntVar(&c.Repeat, "repeat", 3, "run every row this many times, round robin, and report the median run with the spread\n(a shared or loaded machine makes single runs noisy)")
 	fs.StringVar(&c.Pick, "pick", "median", "which of the -repeat runs a row shows: median, or best (the fastest: on a busy\nmachine, the closest to what the code costs when it gets the CPU)")
 	fs.DurationVar(&c.Duration, "duration", time.Second, "measured time of every echo, throughput and request row (Python echo rows too)")
@@ -402,7 +403,7 @@ func plan(cfg Config, rep *Report) []row {
 		case "pipeline":
 			for _, t := range all {
 				router := t.NeedsPython
-				if !(router && pyOK) && t.Name != "zenoh-proc" {
+				if !has(string(scenario.ModeAfor)) || !(router && pyOK) && t.Name != "zenoh-proc" {
 					continue
 				}
 				pc := scenario.PipelineConfig{Router: router, Python: cfg.Python, Warmup: cfg.PipeWarmup, Window: cfg.CPUWindow, NodeProcs: cfg.NodeProcs}
@@ -415,6 +416,15 @@ func plan(cfg Config, rep *Report) []row {
 					pc.Progress = p
 					return scenario.RunPipeline(ctx, pc)
 				}})
+			}
+			if has("floor") { // the same nodes in bare Go, whatever the transports
+				pc := scenario.PipelineConfig{Floor: true, Warmup: cfg.PipeWarmup, Window: cfg.CPUWindow, NodeProcs: cfg.NodeProcs}
+				rows = append(rows, row{name(sc, string(scenario.FloorTCP), scenario.ModeFloor, scenario.ImageWidth*scenario.ImageHeight),
+					func(ctx context.Context, p scenario.Progress) scenario.Result {
+						pc := pc
+						pc.Progress = p
+						return scenario.RunPipeline(ctx, pc)
+					}})
 			}
 		case "request":
 			for _, t := range trs {

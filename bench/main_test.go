@@ -76,7 +76,7 @@ func TestSmoke(t *testing.T) {
 	}
 	for _, k := range []string{"echo/afor", "echo/native", "echo/floor", "latency/afor", "latency/native",
 		"latency/floor", "throughput/afor", "throughput/native", "throughput/floor", "request/afor", "request/native",
-		"request/floor", "pipeline/afor"} {
+		"request/floor", "pipeline/afor", "pipeline/floor"} {
 		if count[k] == 0 {
 			t.Errorf("no %s row", k)
 		}
@@ -93,6 +93,13 @@ func TestSmoke(t *testing.T) {
 			p.CameraToPerception == nil || p.IMUToControl == nil) {
 			t.Errorf("%s: %+v", r.Name(), p)
 		}
+	}
+	// The pipeline's floor: its row ran (checked above) and the afor rows
+	// are compared with it.
+	if !slices.ContainsFunc(rep.Ratios, func(ra Ratio) bool {
+		return ra.Row == "pipeline/zenoh-p2p/afor/921600B" && ra.Floor == "tcp" && ra.CPUOverFloor > 0
+	}) {
+		t.Errorf("no pipeline afor/floor ratio: %+v", rep.Ratios)
 	}
 	router := 0
 	for _, r := range rep.Results {
@@ -114,6 +121,11 @@ func TestSmoke(t *testing.T) {
 	}
 	if len(rep.Ratios) == 0 {
 		t.Error("no ratios")
+	}
+	if !slices.ContainsFunc(strings.Split(stdout.String(), "\n"), func(l string) bool {
+		return strings.HasPrefix(strings.TrimSpace(l), "tcp floor ") && strings.Contains(l, "camera->perception")
+	}) {
+		t.Errorf("table lacks the floor's end-to-end latencies:\n%s", &stdout)
 	}
 	for _, want := range []string{"== echo", "== latency", "== throughput", "== request", "== pipeline", "afor/native", "afor/floor"} {
 		if !strings.Contains(stdout.String(), want) {

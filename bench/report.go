@@ -55,13 +55,16 @@ type GoInfo struct {
 
 // Ratio compares an afor row with the rows under it. Each ratio divides
 // afor's time per operation by the other row's (the Python one the other
-// way round: how many times faster Go afor is).
+// way round: how many times faster Go afor is), except CPUOverFloor.
 type Ratio struct {
 	Row          string  `json:"row"`
 	OverNative   float64 `json:"afor_over_native,omitempty"`
 	Floor        string  `json:"floor,omitempty"`
 	OverFloor    float64 `json:"afor_over_floor,omitempty"`
 	PythonOverGo float64 `json:"python_over_afor,omitempty"`
+	// CPUOverFloor (pipeline rows) divides the five afor nodes' total CPU
+	// use by the five bare-Go floor nodes' (pipeline/tcp/floor).
+	CPUOverFloor float64 `json:"afor_cpu_over_floor,omitempty"`
 }
 
 // Warning is something a reader of the numbers must know. Kinds dropped
@@ -97,6 +100,7 @@ func newReport(cfg Config) *Report {
 			fmt.Sprintf("zenoh-router throughput: at most %s in flight (the window shrinks with the size): the router drops what overflows its data queue, the pure-Go publisher using Zenoh's default congestion control (drop)",
 				bytesSize(float64(scenario.ZenohRouter("").MaxInFlight))),
 			"pipeline: five processes (this executable started again); cpu per node from /proc/PID/stat over the window, in % of one core",
+			"pipeline floor (tcp): the same five nodes, rates, CDR messages and hand-offs to the loops in bare Go (time.Ticker, length-prefixed frames over TCP on 127.0.0.1, no afor, no Zenoh); afor/floor divides the total cpu",
 		},
 	}
 }
@@ -146,7 +150,13 @@ func (r *Report) finish() {
 		trs[t.Name] = t
 	}
 	for _, res := range r.Results {
-		if res.Mode != scenario.ModeAfor || !ok(&res) || res.Scenario == "pipeline" {
+		if res.Mode != scenario.ModeAfor || !ok(&res) {
+			continue
+		}
+		if res.Scenario == "pipeline" {
+			if f := r.get(res.Scenario, string(scenario.FloorTCP), scenario.ModeFloor, res.Size); f != nil && f.CPU > 0 {
+				r.Ratios = append(r.Ratios, Ratio{Row: res.Name(), Floor: string(scenario.FloorTCP), CPUOverFloor: res.CPU / f.CPU})
+			}
 			continue
 		}
 		t := trs[res.Transport]
@@ -267,27 +277,27 @@ func (r *Report) writeTables(out io.Writer) {
 					rate(res.Rate), bytesRate(res.BytesPerSec), dur(res.NsPerOp), spread(res), cpu(res), x(ra.OverNative), floorX(ra))
 			}
 		case "pipeline":
-			fmt.Fprintln(tw, "transport\tnode\tcpu\tpublished\treceived\t")
+			fmt.Fprintln(tw, "transport\tmode\tnode\tcpu\tpublished\treceived\tafor/floor\t")
 			for _, res := range rows {
 				p := res.Pipeline
 				if p == nil {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t\t\t\n", res.Transport, "all", status(res))
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\t\t\t\n", res.Transport, res.Mode, "all", status(res))
 					continue
 				}
 				for _, n := range p.Nodes {
-					fmt.Fprintf(tw, "%s\t%s\t%.1f%%\t%d\t%d\t\n", res.Transport, n.Node, n.CPU, n.Published, n.Received)
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f%%\t%d\t%d\t\t\n", res.Transport, res.Mode, n.Node, n.CPU, n.Published, n.Received)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%.1f%%\t\t\t\n", res.Transport, "all five", p.TotalCPU)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f%%\t\t\t%s\t\n", res.Transport, res.Mode, "all five", p.TotalCPU, cpuX(r.ratio(res)))
 				if p.Router != nil {
-					fmt.Fprintf(tw, "%s\t%s\t%.1f%%\t\t\t\n", res.Transport, "(rust router)", p.Router.CPU)
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f%%\t\t\t\t\n", res.Transport, res.Mode, "(rust router)", p.Router.CPU)
 				}
 			}
 			tw.Flush()
 			fmt.Fprintln(w, "end to end, p50 / p99 / max:")
 			for _, res := range rows {
 				if p := res.Pipeline; p != nil {
-					fmt.Fprintf(w, "  %-13s camera->perception %s / %s / %s   imu->control %s / %s / %s   (median of %d runs by total cpu)\n",
-						res.Transport, d(p.CameraToPerception.P50), d(p.CameraToPerception.P99), d(p.CameraToPerception.Max),
+					fmt.Fprintf(w, "  %-18s camera->perception %s / %s / %s   imu->control %s / %s / %s   (median of %d runs by total cpu)\n",
+						res.Transport+" "+string(res.Mode), d(p.CameraToPerception.P50), d(p.CameraToPerception.P99), d(p.CameraToPerception.Max),
 						d(p.IMUToControl.P50), d(p.IMUToControl.P99), d(p.IMUToControl.Max), max(res.Runs, 1))
 				}
 			}
@@ -326,7 +336,7 @@ func title(sc string, c Config) string {
 		if c.NodeProcs > 0 {
 			procs = strconv.Itoa(c.NodeProcs)
 		}
-		return fmt.Sprintf("pipeline: camera 1280x720 mono8 Image at 30 Hz, IMU 200 Hz, perception, planning 10 Hz, control 200 Hz; one process each (GOMAXPROCS %s); cpu over %v (%% of one core)", procs, c.CPUWindow)
+		return fmt.Sprintf("pipeline: camera 1280x720 mono8 Image at 30 Hz, IMU 200 Hz, perception, planning 10 Hz, control 200 Hz; one process each (GOMAXPROCS %s); cpu over %v (%% of one core); afor/floor: total cpu over the bare-Go floor's", procs, c.CPUWindow)
 	case "request":
 		return fmt.Sprintf("request: one call outstanding, %v per row (afor: Server/Client; native: the transport's queryable and query; floor: one ping-pong of the same size)", c.Duration)
 	}
@@ -370,6 +380,14 @@ func x(v float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2fx", v)
+}
+
+// cpuX is a pipeline row's total CPU over the floor's.
+func cpuX(ra Ratio) string {
+	if ra.CPUOverFloor == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx %s", ra.CPUOverFloor, ra.Floor)
 }
 
 func floorX(ra Ratio) string {

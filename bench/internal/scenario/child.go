@@ -42,6 +42,9 @@ type childConfig struct {
 	Node   string   `json:"node,omitempty"`
 	Peers  []string `json:"peers,omitempty"`
 	Client bool     `json:"client,omitempty"`
+	// Floor makes a pipeline node the floor's: bare Go over TCP, no
+	// afor, no Zenoh (see openFloorNode).
+	Floor bool `json:"floor,omitempty"`
 	// Stream sinks (role "sink"): the afor queue size and the sender's
 	// clock start (Unix ns).
 	Queue      int   `json:"queue,omitempty"`

@@ -53,3 +53,18 @@ func ExampleRunPipeline() {
 	}
 	fmt.Printf("all five   %5.1f%%, imu->control p50 %v\n", r.Pipeline.TotalCPU, r.Pipeline.IMUToControl.P50)
 }
+
+// The pipeline next to its floor: the same five nodes in bare Go over TCP,
+// what the Go runtime and the kernel cost for this traffic. Not run here:
+// it takes seconds.
+func ExampleRunPipeline_floor() {
+	cfg := scenario.PipelineConfig{Warmup: time.Second, Window: 10 * time.Second}
+	afor := scenario.RunPipeline(context.Background(), cfg)
+	cfg.Floor = true
+	floor := scenario.RunPipeline(context.Background(), cfg)
+	if afor.Error != "" || floor.Error != "" {
+		fmt.Println(afor.Error, floor.Error)
+		return
+	}
+	fmt.Printf("%s %.1f%%, %s %.1f%%: afor/floor %.2fx\n", afor.Name(), afor.CPU, floor.Name(), floor.CPU, afor.CPU/floor.CPU)
+}

@@ -23,6 +23,11 @@ type PipelineConfig struct {
 	// linked directly, each connecting to the nodes it takes input from.
 	Router bool
 	Python string
+	// Floor runs the pipeline's floor instead (Router ignored): the same
+	// five processes, rates, CDR messages, data flow and hand-offs in bare
+	// Go, time.Ticker and length-prefixed frames over TCP on 127.0.0.1,
+	// without afor or Zenoh (pipeline_floor.go).
+	Floor bool
 	// Warmup is the time the pipeline runs before the window opens.
 	Warmup time.Duration
 	// Window is the time over which CPU use and latencies are measured.
@@ -48,7 +53,8 @@ type Pipeline struct {
 	Router *PipelineNode `json:"router,omitempty"`
 	// End-to-end latencies: from the stamp in a message's header (the
 	// sender's wall clock before encoding) to the receiving node's loop
-	// body (after decoding and afor's hand-off).
+	// body (after decoding and the hand-off to the loop: afor's, or the
+	// floor's channel).
 	CameraToPerception *Latency `json:"camera_to_perception,omitempty"`
 	IMUToControl       *Latency `json:"imu_to_control,omitempty"`
 }
@@ -73,11 +79,17 @@ type PipelineNode struct {
 // taking every IMU sample and the latest path and publishing a
 // geometry_msgs/Twist per sample. It reports each node's CPU use over the
 // window (from /proc/PID/stat) and the camera to perception and IMU to
-// control latencies.
+// control latencies. With cfg.Floor its row is the floor of those numbers,
+// "pipeline/tcp/floor": the same nodes in bare Go.
 func RunPipeline(ctx context.Context, cfg PipelineConfig) (r Result) {
 	r = Result{Scenario: "pipeline", Transport: "zenoh-p2p", Mode: ModeAfor, Size: ImageWidth * ImageHeight,
 		Note: "five processes, peers linked directly; cpu: all five nodes, % of one core"}
-	if cfg.Router {
+	switch {
+	case cfg.Floor:
+		cfg.Router = false
+		r.Transport, r.Mode = string(FloorTCP), ModeFloor
+		r.Note = "five processes in bare Go: time.Ticker, length-prefixed CDR over TCP on 127.0.0.1; cpu: all five nodes, % of one core"
+	case cfg.Router:
 		r.Transport = "zenoh-router"
 		r.Note = "five processes, clients of a Rust router; cpu: all five nodes (router apart), % of one core"
 	}
@@ -120,6 +132,9 @@ func runPipeline(ctx context.Context, cfg PipelineConfig, row string) (p *Pipeli
 	p = &Pipeline{Topology: "peer-to-peer", Window: cfg.Window, NodeProcs: cfg.NodeProcs}
 	prefix := fmt.Sprintf("afor_bench/pipeline/%d/%d/", os.Getpid(), time.Now().UnixNano())
 	var rt *router
+	if cfg.Floor {
+		p.Topology = "bare Go over TCP"
+	}
 	if cfg.Router {
 		p.Topology = "clients of a Rust router"
 		if rt, err = startRouter(ctx, cfg.Python); err != nil {
@@ -135,7 +150,7 @@ func runPipeline(ctx context.Context, cfg PipelineConfig, row string) (p *Pipeli
 	}()
 	addrs := map[string]string{}
 	for _, node := range PipelineNodes() {
-		c := childConfig{Role: "pipeline", Node: node, Prefix: prefix}
+		c := childConfig{Role: "pipeline", Node: node, Prefix: prefix, Floor: cfg.Floor}
 		if rt != nil {
 			c.Client, c.Peers = true, []string{rt.Endpoint}
 		} else {

@@ -136,35 +136,21 @@ func rosNow() builtin_interfaces.Time {
 }
 
 // runPipelineNode is a pipeline node in a child process: it opens its
-// Zenoh session, prints "ready ENDPOINT" (the endpoint it listens on, or
+// Zenoh session (or, with cfg.Floor, its bare TCP links, see
+// openFloorNode), prints "ready ENDPOINT" (the endpoint it listens on, or
 // "-" as a client), and runs until stdin closes. A "mark" line resets its
 // counts, a "report" line makes it print its nodeReport as one JSON line.
 func runPipelineNode(cfg childConfig, stdin io.Reader, stdout io.Writer) error {
-	zc := zenoh.Config{Connect: cfg.Peers}
-	if os.Getenv(EnvPipelineDebug) != "" { // the session's diagnostics on stderr
-		zc.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	if cfg.Client {
-		zc.Mode = zenoh.ModeClient
-	} else {
-		zc.Listen = []string{"tcp/127.0.0.1:0"}
-	}
-	octx, ocancel := context.WithTimeout(context.Background(), childTimeout)
-	s, err := zenoh.Open(octx, zc)
-	ocancel()
-	if err != nil {
-		return err
-	}
-	defer s.Close()
 	st := &nodeStats{}
-	run, err := pipelineNode(s, cfg.Prefix, cfg.Node, st)
+	open := openZenohNode
+	if cfg.Floor {
+		open = openFloorNode
+	}
+	addr, run, closeNode, err := open(cfg, st)
 	if err != nil {
 		return err
 	}
-	addr := "-"
-	if !cfg.Client {
-		addr = s.ListenAddrs()[0]
-	}
+	defer closeNode()
 	fmt.Fprintln(stdout, childReady, addr)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -185,6 +171,37 @@ func runPipelineNode(cfg childConfig, stdin io.Reader, stdout io.Writer) error {
 	}
 	cancel()
 	return <-done
+}
+
+// openZenohNode opens the Zenoh session of a pipeline node and declares its
+// publisher and subscribers. It returns the endpoint the node listens on
+// ("-" as a client), its loop, which runs until ctx ends, and a function
+// that closes the session.
+func openZenohNode(cfg childConfig, st *nodeStats) (addr string, run func(context.Context) error, closeNode func(), err error) {
+	zc := zenoh.Config{Connect: cfg.Peers}
+	if os.Getenv(EnvPipelineDebug) != "" { // the session's diagnostics on stderr
+		zc.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	if cfg.Client {
+		zc.Mode = zenoh.ModeClient
+	} else {
+		zc.Listen = []string{"tcp/127.0.0.1:0"}
+	}
+	octx, ocancel := context.WithTimeout(context.Background(), childTimeout)
+	s, err := zenoh.Open(octx, zc)
+	ocancel()
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if run, err = pipelineNode(s, cfg.Prefix, cfg.Node, st); err != nil {
+		s.Close()
+		return "", nil, nil, err
+	}
+	addr = "-"
+	if !cfg.Client {
+		addr = s.ListenAddrs()[0]
+	}
+	return addr, run, func() { s.Close() }, nil
 }
 
 // pipelineNode declares node's publishers and subscribers on s and returns
@@ -217,13 +234,11 @@ func pipelineNode(s *zenoh.Session, prefix, node string, st *nodeStats) (func(co
 		if err != nil {
 			return nil, err
 		}
-		img := sensor_msgs.Image{Header: std_msgs.Header{FrameID: "camera"}, Height: ImageHeight, Width: ImageWidth,
-			Encoding: "mono8", Step: ImageWidth, Data: make([]uint8, ImageWidth*ImageHeight)}
+		img := newImage()
 		var buf []byte
 		return func(ctx context.Context) error {
 			return every(ctx, CameraHz, func() (err error) {
-				img.Header.Stamp = rosNow()
-				img.Data[0]++ // a changing frame
+				nextImage(&img)
 				if buf, err = img.AppendCDR(buf[:0]); err != nil {
 					return err
 				}
@@ -235,13 +250,11 @@ func pipelineNode(s *zenoh.Session, prefix, node string, st *nodeStats) (func(co
 		if err != nil {
 			return nil, err
 		}
-		imu := sensor_msgs.Imu{Header: std_msgs.Header{FrameID: "imu"}}
+		imu := newIMU()
 		var buf []byte
 		return func(ctx context.Context) error {
 			return every(ctx, IMUHz, func() (err error) {
 				imu.Header.Stamp = rosNow()
-				imu.Orientation.W = 1
-				imu.LinearAcceleration.Z = 9.81
 				if buf, err = imu.AppendCDR(buf[:0]); err != nil {
 					return err
 				}
@@ -271,13 +284,7 @@ func pipelineNode(s *zenoh.Session, prefix, node string, st *nodeStats) (func(co
 			for img := range imgs.Listen(ctx) { // the latest frame: a slow step skips frames
 				st.recv(img.Header.Stamp)
 				imu, _ := imus.Value() // the latest IMU sample
-				var sum int
-				for i := 0; i < len(img.Data); i += 4096 { // a token look at the frame
-					sum += int(img.Data[i])
-				}
-				pose := geometry_msgs.PoseStamped{Header: img.Header}
-				pose.Pose.Position.X = float64(sum)
-				pose.Pose.Orientation = imu.Orientation
+				pose := perceive(&img, &imu)
 				if buf, err = pose.AppendCDR(buf[:0]); err != nil {
 					return err
 				}
@@ -297,20 +304,14 @@ func pipelineNode(s *zenoh.Session, prefix, node string, st *nodeStats) (func(co
 			poses.Close()
 			return nil, err
 		}
-		path := nav_msgs.Path{Header: std_msgs.Header{FrameID: "map"}, Poses: make([]geometry_msgs.PoseStamped, pathPoses)}
+		path := newPath()
 		var buf []byte
 		poses.OnInput(func(geometry_msgs.PoseStamped) { st.count() })
 		return func(ctx context.Context) error {
 			defer poses.Close()
 			return every(ctx, PlanningHz, func() (err error) {
 				goal, _ := poses.Value()
-				path.Header.Stamp = rosNow()
-				for i := range path.Poses {
-					p := &path.Poses[i]
-					p.Header = path.Header
-					p.Pose.Position.X = goal.Pose.Position.X * float64(i) / pathPoses
-					p.Pose.Orientation = goal.Pose.Orientation
-				}
+				planPath(&path, &goal)
 				if buf, err = path.AppendCDR(buf[:0]); err != nil {
 					return err
 				}
@@ -341,11 +342,7 @@ func pipelineNode(s *zenoh.Session, prefix, node string, st *nodeStats) (func(co
 			for imu := range imus.ListenReliable(ctx) {
 				st.recv(imu.Header.Stamp)
 				plan, _ := plans.Value()
-				var cmd geometry_msgs.Twist
-				if len(plan.Poses) > 1 {
-					cmd.Linear.X = plan.Poses[1].Pose.Position.X - plan.Poses[0].Pose.Position.X
-				}
-				cmd.Angular.Z = -imu.AngularVelocity.Z
+				cmd := steer(&imu, &plan)
 				if buf, err = cmd.AppendCDR(buf[:0]); err != nil {
 					return err
 				}
@@ -357,4 +354,66 @@ func pipelineNode(s *zenoh.Session, prefix, node string, st *nodeStats) (func(co
 		}, nil
 	}
 	return nil, fmt.Errorf("%w: pipeline node %q", ErrBadConfig, node)
+}
+
+// The nodes' work, shared by the Zenoh nodes and the floor's
+// (pipeline_floor.go), so that both encode, decode and compute the same.
+
+// newImage returns the camera's frame: 1280x720 mono8, black.
+func newImage() sensor_msgs.Image {
+	return sensor_msgs.Image{Header: std_msgs.Header{FrameID: "camera"}, Height: ImageHeight, Width: ImageWidth,
+		Encoding: "mono8", Step: ImageWidth, Data: make([]uint8, ImageWidth*ImageHeight)}
+}
+
+// nextImage stamps img and changes one pixel (a changing frame).
+func nextImage(img *sensor_msgs.Image) {
+	img.Header.Stamp = rosNow()
+	img.Data[0]++
+}
+
+// newIMU returns the IMU's sample: at rest, level.
+func newIMU() sensor_msgs.Imu {
+	imu := sensor_msgs.Imu{Header: std_msgs.Header{FrameID: "imu"}}
+	imu.Orientation.W = 1
+	imu.LinearAcceleration.Z = 9.81
+	return imu
+}
+
+// newPath returns the planner's path of pathPoses poses.
+func newPath() nav_msgs.Path {
+	return nav_msgs.Path{Header: std_msgs.Header{FrameID: "map"}, Poses: make([]geometry_msgs.PoseStamped, pathPoses)}
+}
+
+// perceive is perception's step: a token look at the frame, and a pose
+// stamped as the frame with the IMU's orientation.
+func perceive(img *sensor_msgs.Image, imu *sensor_msgs.Imu) geometry_msgs.PoseStamped {
+	var sum int
+	for i := 0; i < len(img.Data); i += 4096 {
+		sum += int(img.Data[i])
+	}
+	pose := geometry_msgs.PoseStamped{Header: img.Header}
+	pose.Pose.Position.X = float64(sum)
+	pose.Pose.Orientation = imu.Orientation
+	return pose
+}
+
+// planPath is planning's step: path, stamped now, leads to goal.
+func planPath(path *nav_msgs.Path, goal *geometry_msgs.PoseStamped) {
+	path.Header.Stamp = rosNow()
+	for i := range path.Poses {
+		p := &path.Poses[i]
+		p.Header = path.Header
+		p.Pose.Position.X = goal.Pose.Position.X * float64(i) / pathPoses
+		p.Pose.Orientation = goal.Pose.Orientation
+	}
+}
+
+// steer is control's step: a command from the IMU sample and the plan.
+func steer(imu *sensor_msgs.Imu, plan *nav_msgs.Path) geometry_msgs.Twist {
+	var cmd geometry_msgs.Twist
+	if len(plan.Poses) > 1 {
+		cmd.Linear.X = plan.Poses[1].Pose.Position.X - plan.Poses[0].Pose.Position.X
+	}
+	cmd.Angular.Z = -imu.AngularVelocity.Z
+	return cmd
 }
