@@ -40,6 +40,7 @@ type Pose struct {
 type options struct {
 	role, mode, key string
 	listen, connect string
+	scout, iface    string
 	hz              float64
 	count           int
 }
@@ -61,12 +62,17 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.StringVar(&o.key, "key", "demo/robot/pose", "key expression (the subscriber may use wildcards)")
 	fs.StringVar(&o.listen, "listen", "", "comma-separated endpoints to listen on, e.g. tcp/127.0.0.1:7447")
 	fs.StringVar(&o.connect, "connect", "", "comma-separated endpoints to connect to")
+	fs.StringVar(&o.scout, "scout", "", "find peers by UDP multicast scouting on this group:port (e.g. "+zenoh.DefaultScoutAddress+"), no endpoints needed")
+	fs.StringVar(&o.iface, "scout-interface", "", "interface to scout on, e.g. lo (default: the system's choice)")
 	fs.Float64Var(&o.hz, "hz", 10, "publishing rate")
 	fs.IntVar(&o.count, "count", 10, "values to publish or receive, 0 for no end")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	cfg := zenoh.Config{Listen: split(o.listen), Connect: split(o.connect)}
+	if o.scout != "" {
+		cfg.Scouting = zenoh.ScoutingConfig{Multicast: true, Address: o.scout, Interface: o.iface}
+	}
 	switch o.mode {
 	case "peer":
 	case "client":
