@@ -40,12 +40,17 @@ func FuzzDecodeInit(f *testing.F) {
 			}
 			return
 		}
-		if len(m.zid) < 1 || len(m.zid) > 16 {
-			t.Fatalf("zid of %d bytes", len(m.zid))
+		if n := len(m.ZID.Slice()); n < 1 || n > 16 {
+			t.Fatalf("zid of %d bytes", n)
 		}
 		// What decodes re-encodes to something that decodes the same.
-		m2, err := decodeInit(appendInit(nil, &m))
-		if err != nil || m2.whatami != m.whatami || string(m2.zid) != string(m.zid) || m2.batch != m.batch {
+		b2, err := appendBatch(nil, m)
+		if err != nil {
+			t.Fatalf("re-encode %+v: %v", m, err)
+		}
+		m2, err := decodeInit(b2[wire.BatchLenSize:])
+		if err != nil || m2.WhatAmI != m.WhatAmI || m2.ZID != m.ZID || m2.BatchSize != m.BatchSize ||
+			m2.Resolution != m.Resolution || m2.Patch != m.Patch || m2.Ack != m.Ack {
 			t.Fatalf("round trip: %+v -> %+v, %v", m, m2, err)
 		}
 	})
@@ -61,8 +66,8 @@ func FuzzDecodeOpen(f *testing.F) {
 			}
 			return
 		}
-		if m.lease < 0 {
-			t.Fatalf("negative lease %v", m.lease)
+		if m.Lease < 0 {
+			t.Fatalf("negative lease %v", m.Lease)
 		}
 	})
 }
@@ -120,7 +125,7 @@ func FuzzHandleBatch(f *testing.F) {
 			done: make(chan struct{}), finished: make(chan struct{}),
 			aliases: make(map[uint16]string), remoteSubs: make(map[uint32]uint32),
 			remoteQabls: make(map[uint32]uint32), remoteTokens: make(map[uint32]uint32),
-			reason: -1, batch: 1024, snMask: 1<<28 - 1, patch: 1, whatami: whatClient,
+			reason: -1, batch: 1024, snMask: 1<<28 - 1, patch: 1, whatami: wire.Client,
 		}
 		// Twice, so that aliases and fragments carry over.
 		for range 2 {

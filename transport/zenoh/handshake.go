@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"net"
 	"time"
+
+	"github.com/afor-go/afor/transport/zenoh/internal/wire"
 )
 
 // handshakeTimeout bounds an INIT/OPEN exchange.
@@ -42,19 +44,21 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 		reason:       -1,
 		dialed:       dialer,
 	}
-	ours := initMsg{
-		version: protoVersion,
-		whatami: s.whatami(),
-		zid:     s.cfg.ZID,
-		sizes:   true,
-		res:     defaultResolution,
-		batch:   uint16(s.cfg.BatchSize),
-		patch:   1,
+	zid, err := wire.NewZenohID(s.cfg.ZID)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrHandshake, err)
 	}
-	var theirs initMsg
-	var err error
+	ours := wire.Init{
+		Version:    wire.ProtoVersion,
+		WhatAmI:    s.whatami(),
+		ZID:        zid,
+		Resolution: wire.DefaultResolution,
+		BatchSize:  uint16(s.cfg.BatchSize),
+		Patch:      1,
+	}
+	var theirs *wire.Init
 	if dialer {
-		if err = writeBatch(conn, appendInit(nil, &ours)); err != nil {
+		if err = writeMessage(conn, &ours); err != nil {
 			return nil, fmt.Errorf("%w: send INIT: %w", ErrHandshake, err)
 		}
 		b, err := readBatch(br, buf)
@@ -64,21 +68,21 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 		if theirs, err = decodeInit(b); err != nil {
 			return nil, fmt.Errorf("%w: decode INIT ack: %w", ErrHandshake, err)
 		}
-		if !theirs.ack {
+		if !theirs.Ack {
 			return nil, fmt.Errorf("%w: got INIT syn, want INIT ack", ErrHandshake)
 		}
-		if theirs.res&3 > ours.res&3 || theirs.res>>2&3 > ours.res>>2&3 {
-			return nil, fmt.Errorf("%w: INIT ack raised the resolution %#x", ErrHandshake, theirs.res)
+		if theirs.Resolution&3 > ours.Resolution&3 || theirs.Resolution>>2&3 > ours.Resolution>>2&3 {
+			return nil, fmt.Errorf("%w: INIT ack raised the resolution %#x", ErrHandshake, theirs.Resolution)
 		}
-		if err := l.setParams(s, &theirs, theirs.res, min(int(theirs.batch), s.cfg.BatchSize), min(theirs.patch, 1)); err != nil {
+		if err := l.setParams(s, theirs, theirs.Resolution, min(int(theirs.BatchSize), s.cfg.BatchSize), min(theirs.Patch, 1)); err != nil {
 			return nil, err
 		}
-		if err := s.checkRemote(conn, &theirs); err != nil {
+		if err := s.checkRemote(conn, theirs); err != nil {
 			return nil, err
 		}
 		l.txSN = rand.Uint64() & l.snMask
-		open := openMsg{lease: s.cfg.Lease, initialSN: l.txSN, cookie: theirs.cookie}
-		if err = writeBatch(conn, appendOpen(nil, &open)); err != nil {
+		open := wire.Open{Lease: s.cfg.Lease, InitialSN: l.txSN, Cookie: theirs.Cookie}
+		if err = writeMessage(conn, &open); err != nil {
 			return nil, fmt.Errorf("%w: send OPEN: %w", ErrHandshake, err)
 		}
 		b, err = readBatch(br, buf)
@@ -89,11 +93,11 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 		if err != nil {
 			return nil, fmt.Errorf("%w: decode OPEN ack: %w", ErrHandshake, err)
 		}
-		if !ack.ack {
+		if !ack.Ack {
 			return nil, fmt.Errorf("%w: got OPEN syn, want OPEN ack", ErrHandshake)
 		}
-		l.setLease(s, ack.lease)
-		l.rxSN = ack.initialSN & l.snMask
+		l.setLease(s, ack.Lease)
+		l.rxSN = ack.InitialSN & l.snMask
 	} else {
 		b, err := readBatch(br, buf)
 		if err != nil {
@@ -102,22 +106,22 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 		if theirs, err = decodeInit(b); err != nil {
 			return nil, fmt.Errorf("%w: decode INIT: %w", ErrHandshake, err)
 		}
-		if theirs.ack {
+		if theirs.Ack {
 			return nil, fmt.Errorf("%w: got INIT ack, want INIT syn", ErrHandshake)
 		}
-		if err := s.checkRemote(conn, &theirs); err != nil {
+		if err := s.checkRemote(conn, theirs); err != nil {
 			return nil, err
 		}
-		res := min(theirs.res&3, ours.res&3) | min(theirs.res>>2&3, ours.res>>2&3)<<2
+		res := min(theirs.Resolution&3, ours.Resolution&3) | min(theirs.Resolution>>2&3, ours.Resolution>>2&3)<<2
 		ack := ours
-		ack.ack = true
-		ack.res = res
-		ack.batch = min(theirs.batch, ours.batch)
-		ack.patch = min(theirs.patch, 1)
-		if err := l.setParams(s, &theirs, res, int(ack.batch), ack.patch); err != nil {
+		ack.Ack = true
+		ack.Resolution = res
+		ack.BatchSize = min(theirs.BatchSize, ours.BatchSize)
+		ack.Patch = min(theirs.Patch, 1)
+		if err := l.setParams(s, theirs, res, int(ack.BatchSize), ack.Patch); err != nil {
 			return nil, err
 		}
-		if err = writeBatch(conn, appendInit(nil, &ack)); err != nil {
+		if err = writeMessage(conn, &ack); err != nil {
 			return nil, fmt.Errorf("%w: send INIT ack: %w", ErrHandshake, err)
 		}
 		b, err = readBatch(br, buf)
@@ -128,14 +132,14 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 		if err != nil {
 			return nil, fmt.Errorf("%w: decode OPEN: %w", ErrHandshake, err)
 		}
-		if syn.ack {
+		if syn.Ack {
 			return nil, fmt.Errorf("%w: got OPEN ack, want OPEN syn", ErrHandshake)
 		}
-		l.setLease(s, syn.lease)
-		l.rxSN = syn.initialSN & l.snMask
+		l.setLease(s, syn.Lease)
+		l.rxSN = syn.InitialSN & l.snMask
 		l.txSN = rand.Uint64() & l.snMask
-		reply := openMsg{ack: true, lease: s.cfg.Lease, initialSN: l.txSN}
-		if err = writeBatch(conn, appendOpen(nil, &reply)); err != nil {
+		reply := wire.Open{Ack: true, Lease: s.cfg.Lease, InitialSN: l.txSN}
+		if err = writeMessage(conn, &reply); err != nil {
 			return nil, fmt.Errorf("%w: send OPEN ack: %w", ErrHandshake, err)
 		}
 	}
@@ -146,13 +150,65 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 	return l, nil
 }
 
+// writeMessage writes one handshake message as a batch.
+func writeMessage(conn net.Conn, m wire.TransportMessage) error {
+	b, err := appendBatch(nil, m)
+	if err != nil {
+		return err
+	}
+	_, err = conn.Write(b)
+	return err
+}
+
+// decodeInit decodes a handshake batch that must hold an INIT. Its slices
+// alias b.
+func decodeInit(b []byte) (*wire.Init, error) {
+	m, err := decodeHandshake(b)
+	if err != nil {
+		return nil, err
+	}
+	init, ok := m.(*wire.Init)
+	if !ok {
+		return nil, fmt.Errorf("%w: expected INIT, got %T", ErrHandshake, m)
+	}
+	return init, nil
+}
+
+// decodeOpen decodes a handshake batch that must hold an OPEN. Its slices
+// alias b.
+func decodeOpen(b []byte) (*wire.Open, error) {
+	m, err := decodeHandshake(b)
+	if err != nil {
+		return nil, err
+	}
+	open, ok := m.(*wire.Open)
+	if !ok {
+		return nil, fmt.Errorf("%w: expected OPEN, got %T", ErrHandshake, m)
+	}
+	return open, nil
+}
+
+// decodeHandshake decodes the first transport message of a handshake
+// batch; what follows it is ignored.
+func decodeHandshake(b []byte) (wire.TransportMessage, error) {
+	if len(b) > 0 && wire.HeaderID(b[0]) == wire.IDFrame {
+		// Not a handshake message: do not decode a whole frame.
+		return nil, fmt.Errorf("%w: expected INIT or OPEN, got FRAME", ErrHandshake)
+	}
+	m, _, err := wire.DecodeTransport(b, wire.Limits{})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrProtocol, err)
+	}
+	return m, nil
+}
+
 // setParams records what INIT negotiated.
-func (l *link) setParams(s *Session, theirs *initMsg, res byte, batch int, patch uint64) error {
+func (l *link) setParams(s *Session, theirs *wire.Init, res wire.Resolution, batch int, patch uint64) error {
 	if batch < MinBatchSize {
 		return fmt.Errorf("%w: batch size %d below %d", ErrHandshake, batch, MinBatchSize)
 	}
-	l.remoteZID = bytes.Clone(theirs.zid)
-	l.whatami = theirs.whatami
+	l.remoteZID = bytes.Clone(theirs.ZID.Slice())
+	l.whatami = theirs.WhatAmI
 	l.batch = batch
 	l.patch = patch
 	// As in the reference implementation, an N-bit resolution keeps the SN
@@ -175,18 +231,15 @@ func (l *link) setLease(s *Session, lease time.Duration) {
 }
 
 // checkRemote rejects unsupported versions and connections to ourselves,
-// telling the remote why.
-func (s *Session) checkRemote(conn net.Conn, m *initMsg) error {
-	if m.version != protoVersion {
-		_, _ = conn.Write(appendClose(nil, closeUnsupported, true))
-		return fmt.Errorf("%w: protocol version %#x, want %#x", ErrHandshake, m.version, protoVersion)
+// telling the remote why. (The decoder already rejected an invalid role.)
+func (s *Session) checkRemote(conn net.Conn, m *wire.Init) error {
+	if m.Version != wire.ProtoVersion {
+		_, _ = conn.Write(appendClose(nil, wire.CloseUnsupported, true))
+		return fmt.Errorf("%w: protocol version %#x, want %#x", ErrHandshake, m.Version, wire.ProtoVersion)
 	}
-	if bytes.Equal(m.zid, s.cfg.ZID) {
-		_, _ = conn.Write(appendClose(nil, closeConnToSelf, true))
+	if bytes.Equal(m.ZID.Slice(), s.cfg.ZID) {
+		_, _ = conn.Write(appendClose(nil, wire.CloseConnectionToSelf, true))
 		return fmt.Errorf("%w: connection to self", ErrHandshake)
-	}
-	if m.whatami == 3 {
-		return fmt.Errorf("%w: invalid whatami", ErrHandshake)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package zenoh
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -27,7 +26,7 @@ const (
 	writeChunk = 256 << 10
 	// frameOverhead bounds a FRAME or FRAGMENT header: header byte, a
 	// 64-bit SN as zint, and the First extension.
-	frameOverhead = 1 + maxZintLen + 1
+	frameOverhead = 1 + wire.MaxZintLen + 1
 	// keepDefrag is the largest reassembly buffer kept between messages.
 	keepDefrag = 8 << 20
 	// closeWriteTimeout bounds the final CLOSE write.
@@ -43,7 +42,7 @@ type link struct {
 	br        *bufio.Reader
 	log       *slog.Logger
 	remoteZID []byte
-	whatami   byte
+	whatami   wire.WhatAmI
 	dialed    bool   // we connected (rather than accepted)
 	batch     int    // negotiated batch size
 	snMask    uint64 // 2^resolution - 1
@@ -79,9 +78,10 @@ type link struct {
 	lastScope uint16
 	lastSfx   string
 	lastKey   string
-	msg       netMsg
 	rxRoute   *routeCache
-	fwd       []byte // encoding buffer for forwarded samples
+	rxData    dataMsg     // the sample being dispatched
+	fwd       []byte      // encoding buffer for forwarded samples
+	fwdEnc    pushEncoder // encoder of forwarded samples
 	wdec      *wire.Decoder
 
 	// Guarded by Session.mu.
@@ -102,7 +102,7 @@ type link struct {
 }
 
 // isClient reports whether the remote node is a client.
-func (l *link) isClient() bool { return l.whatami == whatClient }
+func (l *link) isClient() bool { return l.whatami == wire.Client }
 
 func (l *link) String() string {
 	return fmt.Sprintf("%s(%x)", l.conn.RemoteAddr(), l.remoteZID)
@@ -201,14 +201,14 @@ func (l *link) queueOrDrop(msg []byte) bool {
 // writeDirect frames msg and more in one FRAME and writes it without
 // blocking; l.wmu is held. A link that fails the write is closed.
 func (l *link) writeDirect(msg []byte, more [][]byte) error {
-	w := append(l.dbuf[:0], 0, 0, tFrame|flagF1)
-	w = appendZint(w, l.txSN)
+	w := append(l.dbuf[:0], 0, 0)
+	w = wire.AppendFrameHeader(w, true, l.txSN)
 	l.txSN = (l.txSN + 1) & l.snMask
 	w = append(w, msg...)
 	for _, m := range more {
 		w = append(w, m...)
 	}
-	binary.LittleEndian.PutUint16(w, uint16(len(w)-2))
+	_ = wire.PutBatchLen(w, len(w)-wire.BatchLenSize) // the caller checked the size
 	l.dbuf = w
 	n := 0
 	if len(l.carry) == 0 {
@@ -263,7 +263,7 @@ func (l *link) writeLoop() {
 		case <-ticker.C:
 			l.wmu.Lock()
 			if lastErr = l.flushCarry(); lastErr == nil && !wrote && !l.sent.Load() {
-				wbuf = append(wbuf[:0], 1, 0, tKeepAlive)
+				wbuf, _ = appendBatch(wbuf[:0], &wire.KeepAlive{})
 				_, lastErr = l.conn.Write(wbuf)
 			}
 			l.wmu.Unlock()
@@ -273,7 +273,7 @@ func (l *link) writeLoop() {
 		case <-l.done:
 			lastErr = errLinkClosed
 			l.wmu.Lock()
-			if l.reason == closeGeneric {
+			if l.reason == wire.CloseGeneric {
 				// A graceful close still sends what was queued before it
 				// (bounded by the write deadline set by close).
 				l.mu.Lock()
@@ -320,19 +320,10 @@ func (l *link) writeLoop() {
 	}
 	l.wmu.Lock()
 	if l.reason >= 0 {
-		_, _ = l.conn.Write(appendClose(wbuf[:0], byte(l.reason), l.reason == closeGeneric))
+		_, _ = l.conn.Write(appendClose(wbuf[:0], byte(l.reason), l.reason == wire.CloseGeneric))
 	}
 	_ = l.conn.Close()
 	l.wmu.Unlock()
-}
-
-// appendClose encodes a CLOSE batch with its length prefix.
-func appendClose(b []byte, reason byte, session bool) []byte {
-	h := byte(tClose)
-	if session {
-		h |= closeSessionFlagS
-	}
-	return append(b, 2, 0, h, reason)
 }
 
 // writeMessages frames msgs (split at bounds) into batches and writes them.
@@ -345,7 +336,7 @@ func (l *link) writeMessages(w []byte, msgs []byte, bounds []int) ([]byte, error
 		m := msgs[prev:end]
 		prev = end
 		if start >= 0 && len(w)-start-2+len(m) > budget {
-			binary.LittleEndian.PutUint16(w[start:], uint16(len(w)-start-2))
+			_ = wire.PutBatchLen(w[start:], len(w)-start-2)
 			start = -1
 			if len(w) >= writeChunk {
 				if _, err := l.conn.Write(w); err != nil {
@@ -363,14 +354,14 @@ func (l *link) writeMessages(w []byte, msgs []byte, bounds []int) ([]byte, error
 		}
 		if start < 0 {
 			start = len(w)
-			w = append(w, 0, 0, tFrame|flagF1)
-			w = appendZint(w, l.txSN)
+			w = append(w, 0, 0)
+			w = wire.AppendFrameHeader(w, true, l.txSN)
 			l.txSN = (l.txSN + 1) & l.snMask
 		}
 		w = append(w, m...)
 	}
 	if start >= 0 {
-		binary.LittleEndian.PutUint16(w[start:], uint16(len(w)-start-2))
+		_ = wire.PutBatchLen(w[start:], len(w)-start-2)
 	}
 	_, err := l.conn.Write(w)
 	return w[:0], err
@@ -381,23 +372,21 @@ func (l *link) writeFragments(w []byte, m []byte) ([]byte, error) {
 	first := true
 	for len(m) > 0 {
 		start := len(w)
-		w = append(w, 0, 0, 0)
-		w = appendZint(w, l.txSN)
+		w = append(w, 0, 0)
+		f := wire.Fragment{Reliable: true, SN: l.txSN, First: first && l.patch >= 1}
 		l.txSN = (l.txSN + 1) & l.snMask
-		h := byte(tFragment | flagF1)
-		if first && l.patch >= 1 {
-			h |= flagZ
-			w = append(w, 0x02) // First marker (unit extension id 2)
-		}
 		first = false
-		n := min(len(m), l.batch-(len(w)-start))
-		if n < len(m) {
-			h |= flagF2 // more fragments follow
+		// Header byte, SN, and the First marker (a unit extension).
+		hdr := 1 + wire.ZintLen(f.SN)
+		if f.First {
+			hdr++
 		}
-		w[start+2] = h
-		w = append(w, m[:n]...)
+		n := min(len(m), l.batch-wire.BatchLenSize-hdr)
+		f.More = n < len(m)
+		f.Payload = m[:n]
+		w, _ = f.AppendBinary(w) // fails only on invalid extensions; f has none
 		m = m[n:]
-		binary.LittleEndian.PutUint16(w[start:], uint16(len(w)-start-2))
+		_ = wire.PutBatchLen(w[start:], len(w)-start-2)
 		if len(w) >= writeChunk {
 			if _, err := l.conn.Write(w); err != nil {
 				return w, err
@@ -410,10 +399,10 @@ func (l *link) writeFragments(w []byte, m []byte) ([]byte, error) {
 
 // readBatch reads one length-prefixed batch into buf.
 func readBatch(br *bufio.Reader, buf []byte) ([]byte, error) {
-	if _, err := io.ReadFull(br, buf[:2]); err != nil {
+	if _, err := io.ReadFull(br, buf[:wire.BatchLenSize]); err != nil {
 		return nil, err
 	}
-	n := int(binary.LittleEndian.Uint16(buf))
+	n, _ := wire.BatchLen(buf)
 	if n > len(buf) {
 		return nil, fmt.Errorf("%w: batch of %d bytes", ErrTooLarge, n)
 	}
@@ -421,14 +410,6 @@ func readBatch(br *bufio.Reader, buf []byte) ([]byte, error) {
 		return nil, err
 	}
 	return buf[:n], nil
-}
-
-// writeBatch writes one message as a length-prefixed batch (handshake only).
-func writeBatch(conn net.Conn, msg []byte) error {
-	b := make([]byte, 2, 2+len(msg))
-	binary.LittleEndian.PutUint16(b, uint16(len(msg)))
-	_, err := conn.Write(append(b, msg...))
-	return err
 }
 
 // readLoop reads batches until the link fails or ends, then removes the link
@@ -453,9 +434,9 @@ func (l *link) readLoop() {
 		if err != nil {
 			switch {
 			case errors.Is(err, os.ErrDeadlineExceeded):
-				l.close(closeExpired, errLeaseExpired)
+				l.close(wire.CloseExpired, errLeaseExpired)
 			case errors.Is(err, ErrProtocol), errors.Is(err, ErrTooLarge):
-				l.close(closeInvalid, err)
+				l.close(wire.CloseInvalid, err)
 			default:
 				l.close(-1, fmt.Errorf("%w: %w", errLinkClosed, err))
 			}
@@ -464,7 +445,7 @@ func (l *link) readLoop() {
 		if err := l.handleBatch(b); err != nil {
 			if !errors.Is(err, errLinkClosed) {
 				l.log.Warn("zenoh: dropping link after bad input", "link", l.String(), "err", err)
-				l.close(closeInvalid, err)
+				l.close(wire.CloseInvalid, err)
 			}
 			return
 		}
@@ -473,54 +454,42 @@ func (l *link) readLoop() {
 
 // handleBatch decodes the transport messages of one batch.
 func (l *link) handleBatch(b []byte) error {
-	r := reader{b}
-	for r.len() > 0 {
-		h, _ := r.u8()
-		switch h & idMask {
-		case tFrame:
-			sn, err := r.zint()
-			if err != nil {
+	d := l.decoder()
+	d.Reset(b)
+	for {
+		m, err := d.Next()
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return wireError(err)
+		}
+		switch m := m.(type) {
+		case *wire.Frame:
+			l.checkSN(m.SN)
+			if err := l.handleNetworkMessages(d); err != nil {
 				return err
 			}
-			if h&flagZ != 0 {
-				if err := r.skipExts(1); err != nil {
-					return err
-				}
-			}
-			l.checkSN(sn)
-			return l.handleNetworkMessages(&r)
-		case tFragment:
-			return l.handleFragment(h, &r)
-		case tKeepAlive:
-			if h&flagZ != 0 {
-				if err := r.skipExts(); err != nil {
-					return err
-				}
-			}
-		case tClose:
-			reason, err := r.u8()
-			if err != nil {
-				return err
-			}
-			l.close(-1, fmt.Errorf("%w: closed by remote, reason %d", errLinkClosed, reason))
+		case *wire.Fragment:
+			// A FRAGMENT's payload runs to the end of the batch.
+			return l.handleFragment(m)
+		case *wire.KeepAlive, *wire.TransportOAM:
+		case *wire.Close:
+			l.close(-1, fmt.Errorf("%w: closed by remote, reason %d", errLinkClosed, m.Reason))
 			return errLinkClosed
-		case tOAM:
-			if _, err := r.zintMax(0xffff); err != nil {
-				return err
-			}
-			if h&flagZ != 0 {
-				if err := r.skipExts(); err != nil {
-					return err
-				}
-			}
-			if err := skipBody(&r, h&extEnc); err != nil {
-				return err
-			}
 		default:
-			return fmt.Errorf("%w: unexpected transport message id %#x", ErrProtocol, h&idMask)
+			return fmt.Errorf("%w: unexpected transport message %T", ErrProtocol, m)
 		}
 	}
-	return nil
+}
+
+// wireError classifies an error of the wire decoder: input beyond a limit
+// is ErrTooLarge, anything else ErrProtocol.
+func wireError(err error) error {
+	if errors.Is(err, wire.ErrLimit) {
+		return fmt.Errorf("%w: %w", ErrTooLarge, err)
+	}
+	return fmt.Errorf("%w: %w", ErrProtocol, err)
 }
 
 // checkSN follows the remote's frame sequence numbers. A gap cannot happen
@@ -533,54 +502,33 @@ func (l *link) checkSN(sn uint64) {
 	l.rxSN = (sn + 1) & l.snMask
 }
 
-func (l *link) handleFragment(h byte, r *reader) error {
-	sn, err := r.zint()
-	if err != nil {
-		return err
-	}
-	first, drop := false, false
-	if h&flagZ != 0 {
-		if err := r.exts(func(e ext) bool {
-			switch e.id {
-			case 1:
-			case 2:
-				first = true
-			case 3:
-				drop = true
-			default:
-				return false
-			}
-			return true
-		}); err != nil {
-			return err
-		}
-	}
-	l.checkSN(sn)
-	more := h&flagF2 != 0
-	if first || drop {
+// handleFragment adds a FRAGMENT to the message being reassembled and
+// handles the message when it is whole.
+func (l *link) handleFragment(f *wire.Fragment) error {
+	l.checkSN(f.SN)
+	if f.First || f.Drop {
 		l.defrag = l.defrag[:0]
 		l.skipping = false
 	}
-	if drop {
+	if f.Drop {
 		return nil
 	}
 	if l.skipping {
-		l.skipping = more
+		l.skipping = f.More
 		return nil
 	}
-	if len(l.defrag)+r.len() > l.s.cfg.MaxMessageSize {
+	if len(l.defrag)+len(f.Payload) > l.s.cfg.MaxMessageSize {
 		// As the reference does, drop the message but keep the link.
 		l.log.Warn("zenoh: dropping a fragmented message over the size limit", "limit", l.s.cfg.MaxMessageSize)
 		l.defrag = l.defrag[:0]
-		l.skipping = more
+		l.skipping = f.More
 		return nil
 	}
-	l.defrag = append(l.defrag, r.b...)
-	if more {
+	l.defrag = append(l.defrag, f.Payload...)
+	if f.More {
 		return nil
 	}
-	whole := reader{l.defrag}
-	err = l.handleNetworkMessages(&whole)
+	err := l.handleWhole(l.defrag)
 	if cap(l.defrag) > keepDefrag {
 		l.defrag = nil // do not pin a large buffer
 	} else {
@@ -589,19 +537,38 @@ func (l *link) handleFragment(h byte, r *reader) error {
 	return err
 }
 
-// handleNetworkMessages decodes network messages up to the end of r.
-func (l *link) handleNetworkMessages(r *reader) error {
-	for r.len() > 0 {
-		start := r.b
-		if err := decodeNetwork(r, &l.msg); err != nil {
+// handleWhole decodes the network messages of a reassembled message. It
+// resets the link's decoder.
+func (l *link) handleWhole(b []byte) error {
+	d := l.decoder()
+	for len(b) > 0 {
+		nm, n, err := d.DecodeNetwork(b)
+		if err != nil {
+			return wireError(err)
+		}
+		if err := l.s.handleNetwork(l, nm); err != nil {
 			return err
 		}
-		l.msg.raw = start[:len(start)-r.len()]
-		if err := l.s.handleNetwork(l, &l.msg); err != nil {
+		b = b[n:]
+	}
+	return nil
+}
+
+// handleNetworkMessages dispatches the network messages of the FRAME that
+// d last returned.
+func (l *link) handleNetworkMessages(d *wire.Decoder) error {
+	for {
+		nm, err := d.NextNetwork()
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return wireError(err)
+		}
+		if err := l.s.handleNetwork(l, nm); err != nil {
 			return err
 		}
 	}
-	return nil
 }
 
 // errUnknownScope is logged and the message dropped, as the reference does.
@@ -610,26 +577,26 @@ var errUnknownScope = errors.New("zenoh: unknown key expression scope")
 // resolveKey returns the full key of a wire expression, using the
 // remote's D_KEYEXPR declarations. The last result is cached so that a
 // stream on one key allocates no string.
-func (l *link) resolveKey(w wireExpr) (string, error) {
-	if w.scope == l.lastScope && l.lastKey != "" && string(w.suffix) == l.lastSfx {
+func (l *link) resolveKey(w *wire.WireExpr) (string, error) {
+	if w.Scope == l.lastScope && l.lastKey != "" && string(w.Suffix) == l.lastSfx {
 		return l.lastKey, nil
 	}
 	var key string
-	if w.scope == 0 {
-		key = string(w.suffix)
+	if w.Scope == 0 {
+		key = string(w.Suffix)
 	} else {
-		if !w.sender {
-			return "", fmt.Errorf("%w %d in our table: we declare none", errUnknownScope, w.scope)
+		if w.Mapping != wire.MappingSender {
+			return "", fmt.Errorf("%w %d in our table: we declare none", errUnknownScope, w.Scope)
 		}
-		prefix, ok := l.aliases[w.scope]
+		prefix, ok := l.aliases[w.Scope]
 		if !ok {
-			return "", fmt.Errorf("%w %d", errUnknownScope, w.scope)
+			return "", fmt.Errorf("%w %d", errUnknownScope, w.Scope)
 		}
-		key = prefix + string(w.suffix)
+		key = prefix + string(w.Suffix)
 	}
 	if key == "" {
 		return "", fmt.Errorf("%w: empty key expression", ErrProtocol)
 	}
-	l.lastScope, l.lastSfx, l.lastKey = w.scope, string(w.suffix), key
+	l.lastScope, l.lastSfx, l.lastKey = w.Scope, string(w.Suffix), key
 	return key, nil
 }

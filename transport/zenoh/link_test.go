@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/afor-go/afor/transport/zenoh/internal/wire"
 )
 
 // TestWritesKeepOrderUnderBackpressure publishes while the receiver is
@@ -197,16 +199,15 @@ func TestDirectWriteLeavesRestToWriter(t *testing.T) {
 		if err != nil {
 			t.Fatalf("after %d bytes: %v", len(got), err)
 		}
-		r := reader{b}
-		if h, _ := r.u8(); h != tFrame|flagF1 {
-			t.Fatalf("header %#x, want a reliable FRAME", h)
+		if b[0] != wire.IDFrame|wire.FlagReliable {
+			t.Fatalf("header %#x, want a reliable FRAME", b[0])
 		}
-		sn, err := r.zint()
+		sn, n, err := wire.ReadZint(b[1:])
 		if err != nil || sn != wantSN {
 			t.Fatalf("SN %d (%v), want %d", sn, err, wantSN)
 		}
 		wantSN++
-		got = append(got, r.b...)
+		got = append(got, b[1+n:]...)
 	}
 	for i := range sent {
 		rec := got[int(i)*size : int(i+1)*size]

@@ -312,24 +312,11 @@ func SubscribeLiveliness(s *Session, key string, opts ...afor.Option) (*afor.Sub
 
 // appendDeclareToken encodes DECLARE [I] D_TOKEN with a full key.
 func appendDeclareToken(b []byte, interest *uint32, id uint32, key string) []byte {
-	d := wire.Declare{Body: &wire.DeclareToken{ID: id, WireExpr: wire.WireExpr{Suffix: []byte(key)}}}
-	if interest != nil {
-		d.HasInterestID, d.InterestID = true, *interest
-	}
-	out, err := d.AppendBinary(b)
-	if err != nil {
-		return b
-	}
-	return out
+	return appendDeclare(b, interest, &wire.DeclareToken{ID: id, WireExpr: wire.WireExpr{Suffix: []byte(key)}})
 }
 
 // appendUndeclareToken encodes DECLARE U_TOKEN, with the key expression
 // extension (receivers that aggregate tokens by key need it).
 func appendUndeclareToken(b []byte, id uint32, key string) []byte {
-	u := &wire.UndeclareToken{ID: id, HasWireExpr: true, WireExpr: wire.WireExpr{Suffix: []byte(key)}}
-	out, err := (&wire.Declare{Body: u}).AppendBinary(b)
-	if err != nil {
-		return b
-	}
-	return out
+	return appendDeclare(b, nil, &wire.UndeclareToken{ID: id, HasWireExpr: true, WireExpr: wire.WireExpr{Suffix: []byte(key)}})
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/afor-go/afor/transport/zenoh/internal/wire"
 )
 
 // liveEvents gathers liveliness events on a channel.
@@ -77,7 +79,7 @@ func TestLivelinessLinkDies(t *testing.T) {
 	expectLive(t, ev, "ld/x", KindPut)
 	watcher.mu.Lock()
 	for l := range watcher.links {
-		l.close(closeGeneric, errors.New("test: cut"))
+		l.close(wire.CloseGeneric, errors.New("test: cut"))
 	}
 	watcher.mu.Unlock()
 	expectLive(t, ev, "ld/x", KindDelete)

@@ -14,7 +14,7 @@ type PutOption func(*putOptions)
 
 type putOptions struct {
 	encID      uint16
-	schema     string
+	schema     []byte
 	attachment []byte
 	ts         Timestamp
 	hasTS      bool
@@ -23,13 +23,18 @@ type putOptions struct {
 // WithEncoding sets the payload's encoding (default zenoh/bytes).
 func WithEncoding(e Encoding) PutOption {
 	id, schema := e.wire()
-	return func(o *putOptions) { o.encID, o.schema = id, schema }
+	var sb []byte
+	if schema != "" {
+		sb = []byte(schema)
+	}
+	return func(o *putOptions) { o.encID, o.schema = id, sb }
 }
 
 // WithAttachment attaches user bytes to the sample.
 func WithAttachment(a []byte) PutOption { return func(o *putOptions) { o.attachment = a } }
 
-// WithTimestamp stamps the sample.
+// WithTimestamp stamps the sample. A timestamp without a node ID is sent
+// with the session's ZID (the protocol requires one).
 func WithTimestamp(ts Timestamp) PutOption {
 	return func(o *putOptions) { o.ts, o.hasTS = ts, true }
 }
@@ -141,8 +146,9 @@ type Publisher struct {
 	opts   putOptions
 	closed atomic.Bool
 	cache  atomic.Pointer[routeCache]
-	mu     sync.Mutex // guards buf
+	mu     sync.Mutex // guards buf and enc
 	buf    []byte
+	enc    pushEncoder
 }
 
 // DeclarePublisher prepares publications on key; opts apply to every Put.
@@ -151,7 +157,7 @@ func (s *Session) DeclarePublisher(key string, opts ...PutOption) (*Publisher, e
 	if err != nil {
 		return nil, err
 	}
-	p := &Publisher{s: s, key: key}
+	p := &Publisher{s: s, key: key, enc: pushEncoder{zid: s.cfg.ZID}}
 	for _, o := range opts {
 		o(&p.opts)
 	}
@@ -222,23 +228,20 @@ func (p *Publisher) publish(ctx context.Context, del bool, payload []byte, opts 
 		}
 		o = &custom
 	}
-	d := outData{del: del, payload: payload, encID: o.encID, schema: o.schema, attachment: o.attachment, ts: o.ts, hasTS: o.hasTS}
+	d := dataMsg{del: del, payload: payload, encID: o.encID, schema: o.schema, attachment: o.attachment, ts: o.ts, hasTS: o.hasTS}
 	rc := p.routeNow()
-	if len(rc.local) > 0 {
-		in := dataMsg{del: del, payload: payload, encID: o.encID, ts: o.ts, attachment: o.attachment}
-		if o.schema != "" {
-			in.schema = []byte(o.schema)
-		}
-		for _, sub := range rc.local {
-			sub.deliver(p.key, in)
-		}
+	for _, sub := range rc.local {
+		sub.deliver(p.key, d)
 	}
 	if len(rc.links) == 0 {
 		return nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.buf = appendPush(p.buf[:0], p.key, &d)
+	var err error
+	if p.buf, err = p.enc.append(p.buf[:0], p.key, &d); err != nil {
+		return fmt.Errorf("zenoh: encode sample: %w", err)
+	}
 	var firstErr error
 	for _, l := range rc.links {
 		if err := l.queue(ctx, p.buf); err != nil && firstErr == nil && err != errLinkClosed {

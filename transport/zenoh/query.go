@@ -234,9 +234,9 @@ func (q *Query) send(ctx context.Context, key string, del, isErr bool, payload [
 	for _, f := range opts {
 		f(&o)
 	}
-	r := outReply{isErr: isErr, del: del, payload: payload, enc: encodingFromWire(o.encID, []byte(o.schema)),
+	r := outReply{isErr: isErr, del: del, payload: payload, enc: encodingFromWire(o.encID, o.schema),
 		attachment: o.attachment, ts: o.ts, hasTS: o.hasTS}
-	if o.encID == 0 && o.schema == "" {
+	if o.encID == 0 && len(o.schema) == 0 {
 		r.enc = ""
 	}
 	if !isErr {
@@ -902,13 +902,13 @@ func (ls *linkSink) send(ctx context.Context, r *outReply, final bool) error {
 		if r.del {
 			d := &wire.Del{Attachment: r.attachment}
 			if r.hasTS {
-				d.HasTimestamp, d.Timestamp = true, wireTimestamp(r.ts)
+				d.HasTimestamp, d.Timestamp = true, wireTimestamp(r.ts, ls.l.s.cfg.ZID)
 			}
 			body = d
 		} else {
 			p := &wire.Put{Encoding: wireEncoding(r.enc), Attachment: r.attachment, Payload: nonNil(r.payload)}
 			if r.hasTS {
-				p.HasTimestamp, p.Timestamp = true, wireTimestamp(r.ts)
+				p.HasTimestamp, p.Timestamp = true, wireTimestamp(r.ts, ls.l.s.cfg.ZID)
 			}
 			body = p
 		}
@@ -971,10 +971,17 @@ func wireEncoding(e Encoding) wire.Encoding {
 	return we
 }
 
-func wireTimestamp(ts Timestamp) wire.Timestamp {
+// wireTimestamp converts a Timestamp to its wire form. The protocol needs
+// a node ID of 1 to 16 bytes: a timestamp without one is sent with
+// fallback (the session's ZID).
+func wireTimestamp(ts Timestamp, fallback []byte) wire.Timestamp {
 	wt := wire.Timestamp{Time: ts.NTP64}
-	if id, err := wire.NewZenohID(ts.ID()); err == nil {
-		wt.ID = id
+	id := ts.ID()
+	if len(id) == 0 {
+		id = fallback
+	}
+	if zid, err := wire.NewZenohID(id); err == nil {
+		wt.ID = zid
 	}
 	return wt
 }
@@ -986,9 +993,12 @@ func fromWireTimestamp(wt *wire.Timestamp) Timestamp {
 }
 
 // wireLimits bounds what the wire decoder accepts from this session's
-// links.
+// links. A message arrives whole in one batch or reassembled from
+// fragments (at most MaxMessageSize bytes), so its fields are bounded by
+// the larger of the two. The frame's message count is bounded by the batch.
 func (s *Session) wireLimits() wire.Limits {
-	return wire.Limits{MaxPayload: s.cfg.MaxMessageSize, MaxExtension: s.cfg.MaxMessageSize}
+	n := max(s.cfg.MaxMessageSize, wire.MaxBatchSize)
+	return wire.Limits{MaxPayload: n, MaxExtension: n, MaxMessagesPerFrame: wire.MaxBatchSize}
 }
 
 // decoder returns the link's wire decoder (reader goroutine only).
@@ -1017,24 +1027,12 @@ func (s *Session) putBuf(e *encBuf) {
 	}
 }
 
-// resolveWire resolves a wire-package expression on l.
-func (l *link) resolveWire(w *wire.WireExpr) (string, error) {
-	return l.resolveKey(wireExpr{scope: w.Scope, suffix: w.Suffix, sender: w.Mapping == wire.MappingSender})
-}
-
 // handleRequest dispatches a REQUEST received on l to the local
 // queryables; RESPONSE_FINAL follows when they have all finished (at once
-// if none matches).
-func (s *Session) handleRequest(l *link, raw []byte, rid uint32) {
-	sink := &linkSink{l: l, rid: rid}
-	nm, _, err := l.decoder().DecodeNetwork(raw)
-	req, ok := nm.(*wire.Request)
-	if err != nil || !ok {
-		l.log.Warn("zenoh: dropping REQUEST", "err", err)
-		sink.final()
-		return
-	}
-	key, err := l.resolveWire(&req.WireExpr)
+// if none matches). req aliases the received batch.
+func (s *Session) handleRequest(l *link, req *wire.Request) {
+	sink := &linkSink{l: l, rid: req.ID}
+	key, err := l.resolveKey(&req.WireExpr)
 	if err == nil {
 		key, err = checkKeyExpr(key)
 	}
@@ -1158,26 +1156,21 @@ func (s *Session) localTargetsLocked(key string, target QueryTarget) ([]*Queryab
 	return all, nil
 }
 
-// handleResponse delivers a RESPONSE received on l to its Get.
-func (s *Session) handleResponse(l *link, raw []byte, rid uint32) {
+// handleResponse delivers a RESPONSE received on l to its Get. resp
+// aliases the received batch.
+func (s *Session) handleResponse(l *link, resp *wire.Response) {
 	s.mu.Lock()
-	g := s.gets[rid]
+	g := s.gets[resp.RequestID]
 	s.mu.Unlock()
 	if g == nil {
 		return // late or unknown: the query has ended
-	}
-	nm, _, err := l.decoder().DecodeNetwork(raw)
-	resp, ok := nm.(*wire.Response)
-	if err != nil || !ok {
-		l.log.Warn("zenoh: dropping RESPONSE", "err", err)
-		return
 	}
 	switch b := resp.Body.(type) {
 	case *wire.Err:
 		g.add(l, Reply{Err: &ReplyError{Payload: bytes.Clone(nonNil(b.Payload)),
 			Encoding: encodingFromWire(b.Encoding.ID, b.Encoding.Schema)}})
 	case *wire.Reply:
-		key, err := l.resolveWire(&resp.WireExpr)
+		key, err := l.resolveKey(&resp.WireExpr)
 		if err != nil {
 			l.log.Warn("zenoh: dropping RESPONSE", "err", err)
 			return
@@ -1220,39 +1213,12 @@ func (s *Session) handleResponseFinal(l *link, rid uint32) {
 	}
 }
 
-// decodeQueryableComplete reads the completeness of a D_QUERYABLE
-// received on l.
-func (l *link) decodeQueryableComplete(raw []byte) bool {
-	nm, _, err := l.decoder().DecodeNetwork(raw)
-	if err != nil {
-		return false
-	}
-	if d, ok := nm.(*wire.Declare); ok {
-		if q, ok := d.Body.(*wire.DeclareQueryable); ok {
-			return q.Complete
-		}
-	}
-	return false
-}
-
 // appendDeclareQueryable encodes DECLARE [I] D_QUERYABLE with a full key.
 func appendDeclareQueryable(b []byte, interest *uint32, id uint32, key string, complete bool) []byte {
-	d := wire.Declare{Body: &wire.DeclareQueryable{ID: id, WireExpr: wire.WireExpr{Suffix: []byte(key)}, Complete: complete}}
-	if interest != nil {
-		d.HasInterestID, d.InterestID = true, *interest
-	}
-	out, err := d.AppendBinary(b)
-	if err != nil {
-		return b
-	}
-	return out
+	return appendDeclare(b, interest, &wire.DeclareQueryable{ID: id, WireExpr: wire.WireExpr{Suffix: []byte(key)}, Complete: complete})
 }
 
 // appendUndeclareQueryable encodes DECLARE U_QUERYABLE.
 func appendUndeclareQueryable(b []byte, id uint32) []byte {
-	out, err := (&wire.Declare{Body: &wire.UndeclareQueryable{ID: id}}).AppendBinary(b)
-	if err != nil {
-		return b
-	}
-	return out
+	return appendDeclare(b, nil, &wire.UndeclareQueryable{ID: id})
 }

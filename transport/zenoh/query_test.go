@@ -12,6 +12,7 @@ import (
 
 	"github.com/afor-go/afor"
 	"github.com/afor-go/afor/afortest"
+	"github.com/afor-go/afor/transport/zenoh/internal/wire"
 )
 
 // collect gathers a Get's replies.
@@ -201,7 +202,7 @@ func TestGetEndsWhenLinkDies(t *testing.T) {
 	}
 	cli.mu.Lock()
 	for l := range cli.links {
-		l.close(closeGeneric, errors.New("test: cut"))
+		l.close(wire.CloseGeneric, errors.New("test: cut"))
 	}
 	cli.mu.Unlock()
 	for range replies {
@@ -419,7 +420,7 @@ func TestQueryAfterRedial(t *testing.T) {
 		old = l
 	}
 	b.mu.Unlock()
-	old.close(closeGeneric, errors.New("test: cut"))
+	old.close(wire.CloseGeneric, errors.New("test: cut"))
 	<-old.finished
 	if err := b.WaitConnected(ctx); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/afor-go/afor/transport/zenoh/internal/wire"
 )
 
 // Session is a Zenoh node: its links to other nodes, its subscribers and
@@ -139,11 +141,11 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 }
 
 // whatami is how this session presents itself in INIT.
-func (s *Session) whatami() byte {
+func (s *Session) whatami() wire.WhatAmI {
 	if s.cfg.Mode == ModeClient {
-		return whatClient
+		return wire.Client
 	}
-	return whatPeer
+	return wire.Peer
 }
 
 // ZID returns this session's Zenoh ID in hexadecimal, most significant
@@ -206,7 +208,7 @@ func (s *Session) Close() error {
 		_ = ln.Close()
 	}
 	for _, l := range links {
-		l.close(closeGeneric, ErrSessionClosed)
+		l.close(wire.CloseGeneric, ErrSessionClosed)
 	}
 	s.wg.Wait()
 	for _, sub := range locals {
@@ -377,12 +379,12 @@ func (s *Session) register(l *link) (*link, error) {
 		// the node with the smaller ZID.
 		keepNew := l.dialed == (bytes.Compare(s.cfg.ZID, l.remoteZID) < 0) && other.dialed != l.dialed
 		if !keepNew {
-			_, _ = l.conn.Write(appendClose(nil, closeMaxLinks, false))
+			_, _ = l.conn.Write(appendClose(nil, wire.CloseMaxLinks, false))
 			_ = l.conn.Close()
 			close(l.finished)
 			return other, errDuplicateLink
 		}
-		other.close(closeMaxLinks, errDuplicateLink)
+		other.close(wire.CloseMaxLinks, errDuplicateLink)
 	}
 	s.links[l] = struct{}{}
 	// Push our declarations: to peers and routers as the answer to the
@@ -412,12 +414,13 @@ func (s *Session) register(l *link) (*link, error) {
 		if s.cfg.Mode == ModePeer {
 			l.queueCtrl(appendDeclareFinal(scratch[:0], 0))
 		}
-		if s.cfg.Mode == ModeClient || l.whatami == whatRouter {
+		if s.cfg.Mode == ModeClient || l.whatami == wire.Router {
 			// Ask for the subscribers the router knows, now and later,
 			// so that publications are only sent when someone listens.
 			// (Peers push theirs unasked.)
 			l.askedSubs = true
-			l.queueCtrl(appendInterest(scratch[:0], subsInterestID, modeCurrentFuture, intKeyExprs|intSubscribers|intQueryables|intTokens))
+			l.queueCtrl(appendInterest(scratch[:0], subsInterestID, wire.InterestCurrentFuture,
+				wire.InterestKeyExprs|wire.InterestSubscribers|wire.InterestQueryables|wire.InterestTokens))
 		}
 	}
 	s.rebuildLocked()
@@ -618,27 +621,32 @@ func (s *Session) route(c *routeCache, key string, src *link) *routeCache {
 	return c
 }
 
-// handleNetwork dispatches one network message received on l.
-func (s *Session) handleNetwork(l *link, m *netMsg) error {
-	switch m.id {
-	case nPush:
-		key, err := l.resolveKey(m.key)
+// handleNetwork dispatches one network message received on l. The message
+// lives in l's decoder and aliases the received batch: it is only valid
+// during the call.
+func (s *Session) handleNetwork(l *link, nm wire.NetworkMessage) error {
+	switch m := nm.(type) {
+	case *wire.Push:
+		key, err := l.resolveKey(&m.WireExpr)
 		if err != nil {
 			l.log.Warn("zenoh: dropping PUSH", "err", err)
 			return nil
 		}
+		d := &l.rxData
+		if !dataFromWire(m.Body, d) {
+			return nil // the decoder only returns PUT or DEL
+		}
 		rc := s.route(l.rxRoute, key, l)
 		l.rxRoute = rc
 		for _, sub := range rc.local {
-			sub.deliver(key, m.data)
+			sub.deliver(key, *d)
 		}
 		if len(rc.links) > 0 {
-			d := outData{del: m.data.del, payload: m.data.payload, attachment: m.data.attachment,
-				encID: m.data.encID, ts: m.data.ts, hasTS: !m.data.ts.IsZero()}
-			if len(m.data.schema) > 0 {
-				d.schema = string(m.data.schema)
+			l.fwdEnc.zid = s.cfg.ZID
+			if l.fwd, err = l.fwdEnc.append(l.fwd[:0], key, d); err != nil {
+				l.log.Warn("zenoh: cannot relay sample", "key", key, "err", err)
+				return nil
 			}
-			l.fwd = appendPush(l.fwd[:0], key, &d)
 			for _, dst := range rc.links {
 				// Relaying must not stall this reader on a slow link.
 				if !dst.queueOrDrop(l.fwd) {
@@ -646,31 +654,35 @@ func (s *Session) handleNetwork(l *link, m *netMsg) error {
 				}
 			}
 		}
-	case nDeclare:
+	case *wire.Declare:
 		err := s.handleDeclare(l, m)
-		if m.declID == dToken || m.declID == uToken {
+		switch m.Body.(type) {
+		case *wire.DeclareToken, *wire.UndeclareToken:
 			s.flushLiveliness()
 		}
 		return err
-	case nInterest:
+	case *wire.Interest:
 		s.handleInterest(l, m)
-	case nRequest:
-		s.handleRequest(l, m.raw, m.requestID)
-	case nResponse:
-		s.handleResponse(l, m.raw, m.requestID)
-	case nResponseFinal:
-		s.handleResponseFinal(l, m.requestID)
+	case *wire.Request:
+		s.handleRequest(l, m)
+	case *wire.Response:
+		s.handleResponse(l, m)
+	case *wire.ResponseFinal:
+		s.handleResponseFinal(l, m.RequestID)
 	}
 	return nil
 }
 
-func (s *Session) handleDeclare(l *link, m *netMsg) error {
-	switch m.declID {
-	case dKeyExpr:
-		if m.entityID == 0 {
+func (s *Session) handleDeclare(l *link, m *wire.Declare) error {
+	switch d := m.Body.(type) {
+	case *wire.DeclareKeyExpr:
+		if d.ID == 0 {
 			return fmt.Errorf("%w: D_KEYEXPR with id 0", ErrProtocol)
 		}
-		key, err := l.resolveKey(m.key)
+		// A D_KEYEXPR scope refers to the sender's own table.
+		we := d.WireExpr
+		we.Mapping = wire.MappingSender
+		key, err := l.resolveKey(&we)
 		if err != nil {
 			l.log.Warn("zenoh: ignoring D_KEYEXPR", "err", err)
 			return nil
@@ -678,13 +690,13 @@ func (s *Session) handleDeclare(l *link, m *netMsg) error {
 		if len(l.aliases) >= maxAliases {
 			return fmt.Errorf("%w: more than %d key expression aliases", ErrTooLarge, maxAliases)
 		}
-		l.aliases[uint16(m.entityID)] = key
+		l.aliases[d.ID] = key
 		l.lastKey = "" // the cache may hold the old meaning of this scope
-	case uKeyExpr:
-		delete(l.aliases, uint16(m.entityID))
+	case *wire.UndeclareKeyExpr:
+		delete(l.aliases, d.ID)
 		l.lastKey = ""
-	case dFinal:
-		if m.hasInterestID && m.interestID == subsInterestID && l.askedSubs {
+	case *wire.DeclareFinal:
+		if m.HasInterestID && m.InterestID == subsInterestID && l.askedSubs {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			if !l.subsKnown && !l.removed {
@@ -692,8 +704,8 @@ func (s *Session) handleDeclare(l *link, m *netMsg) error {
 				s.rebuildLocked()
 			}
 		}
-	case dSubscriber:
-		key, err := l.resolveKey(m.key)
+	case *wire.DeclareSubscriber:
+		key, err := l.resolveKey(&d.WireExpr)
 		if err != nil {
 			l.log.Warn("zenoh: ignoring D_SUBSCRIBER", "err", err)
 			return nil
@@ -707,7 +719,7 @@ func (s *Session) handleDeclare(l *link, m *netMsg) error {
 		if l.removed || s.closed {
 			return nil
 		}
-		if old, ok := l.remoteSubs[m.entityID]; ok {
+		if old, ok := l.remoteSubs[d.ID]; ok {
 			if s.entries[old] != nil && s.entries[old].key == key {
 				return nil // a repeated declaration, e.g. in an interest reply
 			}
@@ -717,9 +729,9 @@ func (s *Session) handleDeclare(l *link, m *netMsg) error {
 			return fmt.Errorf("%w: more than %d subscribers from one link", ErrTooLarge, maxRemoteSubs)
 		}
 		e := s.addEntryLocked(key, l, nil)
-		l.remoteSubs[m.entityID] = e.id
-	case dQueryable:
-		key, err := l.resolveKey(m.key)
+		l.remoteSubs[d.ID] = e.id
+	case *wire.DeclareQueryable:
+		key, err := l.resolveKey(&d.WireExpr)
 		if err == nil {
 			key, err = checkKeyExpr(key)
 		}
@@ -727,13 +739,13 @@ func (s *Session) handleDeclare(l *link, m *netMsg) error {
 			l.log.Warn("zenoh: ignoring D_QUERYABLE", "err", err)
 			return nil
 		}
-		complete := l.decodeQueryableComplete(m.raw)
+		complete := d.Complete
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if l.removed || s.closed {
 			return nil
 		}
-		if old, ok := l.remoteQabls[m.entityID]; ok {
+		if old, ok := l.remoteQabls[d.ID]; ok {
 			if e := s.qabls[old]; e != nil && e.key == key && e.complete == complete {
 				return nil // a repeated declaration, e.g. in an interest reply
 			}
@@ -742,10 +754,10 @@ func (s *Session) handleDeclare(l *link, m *netMsg) error {
 			return fmt.Errorf("%w: more than %d queryables from one link", ErrTooLarge, maxRemoteSubs)
 		}
 		s.nextID++
-		l.remoteQabls[m.entityID] = s.nextID
+		l.remoteQabls[d.ID] = s.nextID
 		s.addQablLocked(&qablEntry{id: s.nextID, key: key, complete: complete, origin: l})
-	case dToken:
-		key, err := l.resolveKey(m.key)
+	case *wire.DeclareToken:
+		key, err := l.resolveKey(&d.WireExpr)
 		if err == nil {
 			key, err = checkKeyExpr(key)
 		}
@@ -758,7 +770,7 @@ func (s *Session) handleDeclare(l *link, m *netMsg) error {
 		if l.removed || s.closed {
 			return nil
 		}
-		if old, ok := l.remoteTokens[m.entityID]; ok {
+		if old, ok := l.remoteTokens[d.ID]; ok {
 			if e := s.tokens[old]; e != nil && e.key == key {
 				return nil // a repeated declaration, e.g. in an interest reply
 			}
@@ -767,27 +779,27 @@ func (s *Session) handleDeclare(l *link, m *netMsg) error {
 			return fmt.Errorf("%w: more than %d tokens from one link", ErrTooLarge, maxRemoteSubs)
 		}
 		s.nextID++
-		l.remoteTokens[m.entityID] = s.nextID
+		l.remoteTokens[d.ID] = s.nextID
 		s.addTokenLocked(&tokEntry{id: s.nextID, key: key, origin: l})
-	case uToken:
+	case *wire.UndeclareToken:
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if gid, ok := l.remoteTokens[m.entityID]; ok {
-			delete(l.remoteTokens, m.entityID)
+		if gid, ok := l.remoteTokens[d.ID]; ok {
+			delete(l.remoteTokens, d.ID)
 			s.removeTokenLocked(gid)
 		}
-	case uQueryable:
+	case *wire.UndeclareQueryable:
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if gid, ok := l.remoteQabls[m.entityID]; ok {
-			delete(l.remoteQabls, m.entityID)
+		if gid, ok := l.remoteQabls[d.ID]; ok {
+			delete(l.remoteQabls, d.ID)
 			s.removeQablLocked(gid)
 		}
-	case uSubscriber:
+	case *wire.UndeclareSubscriber:
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if gid, ok := l.remoteSubs[m.entityID]; ok {
-			delete(l.remoteSubs, m.entityID)
+		if gid, ok := l.remoteSubs[d.ID]; ok {
+			delete(l.remoteSubs, d.ID)
 			s.removeEntryLocked(gid)
 			s.rebuildLocked()
 		}
@@ -844,16 +856,16 @@ func (s *Session) refreshAggLocked() {
 // handleInterest answers an INTEREST: for Current modes, the matching
 // subscriptions tagged with the interest id, then D_FINAL; for Future
 // modes, later declarations are pushed as they happen.
-func (s *Session) handleInterest(l *link, m *netMsg) {
-	if m.mode == modeFinal {
+func (s *Session) handleInterest(l *link, m *wire.Interest) {
+	if m.Mode == wire.InterestFinal {
 		s.mu.Lock()
-		delete(l.agg, m.interestID)
+		delete(l.agg, m.ID)
 		s.mu.Unlock()
 		return
 	}
 	var restrict string
-	if m.options&intRestricted != 0 {
-		k, err := l.resolveKey(m.key)
+	if m.Options&wire.InterestRestricted != 0 {
+		k, err := l.resolveKey(&m.WireExpr)
 		if err != nil {
 			l.log.Warn("zenoh: interest on unknown key", "err", err)
 		}
@@ -864,13 +876,13 @@ func (s *Session) handleInterest(l *link, m *netMsg) {
 	if l.removed {
 		return
 	}
-	id := m.interestID
+	id := m.ID
 	var scratch []byte
-	if m.options&intAggregate != 0 && restrict != "" && m.options&intSubscribers != 0 {
+	if m.Options&wire.InterestAggregate != 0 && restrict != "" && m.Options&wire.InterestSubscribers != 0 {
 		// An aggregated interest is answered with the interest's own key,
 		// declared while some subscriber intersects it.
 		a := &aggInterest{key: restrict}
-		if m.mode == modeCurrent || m.mode == modeCurrentFuture {
+		if m.Mode == wire.InterestCurrent || m.Mode == wire.InterestCurrentFuture {
 			if s.matchesLocked(l, restrict) {
 				s.nextID++
 				a.declID, a.declared = s.nextID, true
@@ -878,7 +890,7 @@ func (s *Session) handleInterest(l *link, m *netMsg) {
 			}
 			l.queueCtrl(appendDeclareFinal(scratch[:0], id))
 		}
-		if m.mode == modeFuture || m.mode == modeCurrentFuture {
+		if m.Mode == wire.InterestFuture || m.Mode == wire.InterestCurrentFuture {
 			if l.agg == nil {
 				l.agg = make(map[uint32]*aggInterest)
 			}
@@ -890,8 +902,8 @@ func (s *Session) handleInterest(l *link, m *netMsg) {
 		}
 		return
 	}
-	if m.mode == modeCurrent || m.mode == modeCurrentFuture {
-		if m.options&intSubscribers != 0 {
+	if m.Mode == wire.InterestCurrent || m.Mode == wire.InterestCurrentFuture {
+		if m.Options&wire.InterestSubscribers != 0 {
 			for _, e := range s.sortedEntries() {
 				if s.visible(e, l) && (restrict == "" || intersects(restrict, e.key)) {
 					scratch = appendDeclareSubscriber(scratch[:0], &id, e.id, e.key)
@@ -899,7 +911,7 @@ func (s *Session) handleInterest(l *link, m *netMsg) {
 				}
 			}
 		}
-		if m.options&intTokens != 0 {
+		if m.Options&wire.InterestTokens != 0 {
 			for _, e := range s.sortedTokens() {
 				if tokVisible(e, l) && (restrict == "" || intersects(restrict, e.key)) {
 					scratch = appendDeclareToken(scratch[:0], &id, e.id, e.key)
@@ -907,7 +919,7 @@ func (s *Session) handleInterest(l *link, m *netMsg) {
 				}
 			}
 		}
-		if m.options&intQueryables != 0 {
+		if m.Options&wire.InterestQueryables != 0 {
 			for _, e := range s.sortedQabls() {
 				if qablVisible(e, l) && (restrict == "" || intersects(restrict, e.key)) {
 					scratch = appendDeclareQueryable(scratch[:0], &id, e.id, e.key, e.complete)
@@ -917,7 +929,8 @@ func (s *Session) handleInterest(l *link, m *netMsg) {
 		}
 		l.queueCtrl(appendDeclareFinal(scratch[:0], id))
 	}
-	if (m.mode == modeFuture || m.mode == modeCurrentFuture) && m.options&(intSubscribers|intQueryables|intTokens) != 0 {
+	if (m.Mode == wire.InterestFuture || m.Mode == wire.InterestCurrentFuture) &&
+		m.Options&(wire.InterestSubscribers|wire.InterestQueryables|wire.InterestTokens) != 0 {
 		l.wantsDecl = true
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/afor-go/afor/transport/zenoh/internal/wire"
 )
 
 // unhex decodes hex with spaces, for byte vectors copied from captures.
@@ -35,6 +37,16 @@ func dialRaw(t testing.TB, addr string) *rawConn {
 	}
 	t.Cleanup(func() { c.Close() })
 	return &rawConn{t: t, conn: c, br: bufio.NewReader(c)}
+}
+
+// writeBatch writes one message as a length-prefixed batch.
+func writeBatch(conn net.Conn, msg []byte) error {
+	b, err := wire.AppendBatchLen(make([]byte, 0, wire.BatchLenSize+len(msg)), len(msg))
+	if err != nil {
+		return err
+	}
+	_, err = conn.Write(append(b, msg...))
+	return err
 }
 
 func (r *rawConn) send(msg []byte) {
@@ -70,7 +82,7 @@ const picoZID = "0102030405060708090a0b0c0d0e0f10"
 
 // picoHandshake plays zenoh-pico's connecting side (bytes as captured in
 // the protocol notes, §3.3) against s, returning the INIT ack.
-func picoHandshake(t *testing.T, s *Session, leaseByte string) (*rawConn, initMsg) {
+func picoHandshake(t *testing.T, s *Session, leaseByte string) (*rawConn, *wire.Init) {
 	r := dialRaw(t, s.ListenAddrs()[0])
 	r.send(unhex(t, "c1 09 f1"+picoZID+"0a 00 08 27 01"))
 	raw := r.recv()
@@ -89,7 +101,7 @@ func picoHandshake(t *testing.T, s *Session, leaseByte string) (*rawConn, initMs
 	r.send(unhex(t, leaseByte+"00 00")) // OPEN, lease, initial SN 0, empty cookie
 	raw = r.recv()
 	open, err := decodeOpen(raw)
-	if err != nil || !open.ack || raw[0]&0x3f != 0x22 || open.lease != s.cfg.Lease {
+	if err != nil || !open.Ack || raw[0]&0x3f != 0x22 || open.Lease != s.cfg.Lease {
 		t.Fatalf("OPEN ack % x: %+v %v", raw, open, err)
 	}
 	return r, ack
@@ -99,7 +111,7 @@ func TestGoldenPicoHandshakeAndTraffic(t *testing.T) {
 	s := openT(t, Config{Listen: []string{"tcp/127.0.0.1:0"}})
 	got := collector(t, s, "demo/**")
 	r, ack := picoHandshake(t, s, "42 0a")
-	if !ack.ack || ack.version != 9 || ack.whatami != whatPeer || ack.batch != 2048 || ack.res != 0x0a || ack.patch != 1 || len(ack.cookie) != 0 {
+	if !ack.Ack || ack.Version != 9 || ack.WhatAmI != wire.Peer || ack.BatchSize != 2048 || ack.Resolution != 0x0a || ack.Patch != 1 || len(ack.Cookie) != 0 {
 		t.Fatalf("INIT ack %+v", ack)
 	}
 	// The Go peer pushes its subscriber, then D_FINAL for interest 0.
@@ -124,13 +136,18 @@ func TestGoldenPicoHandshakeAndTraffic(t *testing.T) {
 		t.Fatal(err)
 	}
 	push := r.recvUntil(func(b []byte) bool { return bytes.Contains(b, []byte("back/x")) })
-	var m netMsg
-	rd := reader{push[1:]}
-	if _, err := rd.zint(); err != nil { // FRAME SN
-		t.Fatal(err)
+	fr, _, err := wire.DecodeTransport(push, wire.Limits{})
+	if err != nil {
+		t.Fatalf("push % x: %v", push, err)
 	}
-	if err := decodeNetwork(&rd, &m); err != nil || m.id != nPush || string(m.key.suffix) != "back/x" || string(m.data.payload) != "hi" {
-		t.Fatalf("push % x: %+v %v", push, m, err)
+	var pm *wire.Push
+	for _, nm := range fr.(*wire.Frame).Messages {
+		if p, ok := nm.(*wire.Push); ok && string(p.WireExpr.Suffix) == "back/x" {
+			pm = p
+		}
+	}
+	if put, ok := pm.Body.(*wire.Put); !ok || string(put.Payload) != "hi" {
+		t.Fatalf("push % x: %+v", push, pm)
 	}
 }
 
@@ -161,9 +178,10 @@ func TestGoldenPicoInitAckQuirk(t *testing.T) {
 	}()
 	s := openT(t, Config{Mode: ModeClient, Connect: []string{"tcp/" + ln.Addr().String()}})
 	syn := <-done
-	// INIT|S|Z, version 9, ZID length 16 and client, our batch size
-	// 65535, and the Patch extension (always sent).
-	want := append(append([]byte{0xc1, 0x09, 0xf2}, s.cfg.ZID...), unhex(t, "0a ff ff 27 01")...)
+	// INIT|Z, version 9, ZID length 16 and client, and the Patch extension
+	// (always sent). Our resolution (32-bit) and batch size (65535) are the
+	// protocol defaults, which the reference omits with the S flag.
+	want := append(append([]byte{0x81, 0x09, 0xf2}, s.cfg.ZID...), unhex(t, "27 01")...)
 	if !bytes.Equal(syn, want) {
 		t.Fatalf("INIT syn\n got % x\nwant % x", syn, want)
 	}
@@ -196,8 +214,8 @@ func TestGarbagePeerDropped(t *testing.T) {
 	r, _ := picoHandshake(t, s, "42 0a")
 	waitLinks(t, s, 2)
 	r.send([]byte{0x25, 0x00, 0x1d, 0xff, 0xff, 0xff}) // PUSH with a truncated key
-	cl := r.recvUntil(func(b []byte) bool { return b[0]&idMask == tClose })
-	if cl[1] != closeInvalid {
+	cl := r.recvUntil(func(b []byte) bool { return wire.HeaderID(b[0]) == wire.IDClose })
+	if cl[1] != wire.CloseInvalid {
 		t.Fatalf("CLOSE % x: want reason INVALID", cl)
 	}
 	waitLinks(t, s, 1)
@@ -221,8 +239,8 @@ func TestSilentPeerDroppedAfterLease(t *testing.T) {
 	if d := time.Since(start); d < 150*time.Millisecond {
 		t.Fatalf("dropped after %v, before the lease", d)
 	}
-	cl := r.recvUntil(func(b []byte) bool { return b[0]&idMask == tClose })
-	if cl[1] != closeExpired {
+	cl := r.recvUntil(func(b []byte) bool { return wire.HeaderID(b[0]) == wire.IDClose })
+	if cl[1] != wire.CloseExpired {
 		t.Fatalf("CLOSE % x: want reason EXPIRED", cl)
 	}
 }
@@ -234,7 +252,7 @@ func TestKeepAliveSent(t *testing.T) {
 	// With nothing to send, a KEEP_ALIVE comes within Lease/4 (100 ms);
 	// wait for two to see the ticker repeat.
 	for range 2 {
-		r.recvUntil(func(b []byte) bool { return len(b) == 1 && b[0] == tKeepAlive })
+		r.recvUntil(func(b []byte) bool { return len(b) == 1 && b[0] == wire.IDKeepAlive })
 	}
 }
 
@@ -273,12 +291,20 @@ func TestWriterBatchesAndFragments(t *testing.T) {
 		msgs = append(msgs, m...)
 		bounds = append(bounds, len(msgs))
 	}
+	var enc pushEncoder
+	push := func(key string, payload []byte) []byte {
+		b, err := enc.append(nil, key, &dataMsg{payload: payload})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
 	for i := range 30 {
-		add(appendPush(nil, "k", &outData{payload: []byte{byte(i)}})) // 7 bytes each
+		add(push("k", []byte{byte(i)})) // 7 bytes each
 	}
 	big := bytes.Repeat([]byte{0xee}, 600)
-	add(appendPush(nil, "big", &outData{payload: big}))
-	add(appendPush(nil, "k", &outData{payload: []byte{99}}))
+	add(push("big", big))
+	add(push("k", []byte{99}))
 
 	got := make(chan []byte, 64)
 	go func() {
@@ -308,38 +334,35 @@ func TestWriterBatchesAndFragments(t *testing.T) {
 	if len(batches) != 5 {
 		t.Fatalf("%d batches, want 5", len(batches))
 	}
-	if batches[0][0] != tFrame|flagF1 || bytes.Count(batches[0], []byte{nPush | flagF1}) < 30 {
+	reliableFrame := byte(wire.IDFrame | wire.FlagReliable)
+	if batches[0][0] != reliableFrame || bytes.Count(batches[0], []byte{wire.IDPush | wire.FlagNamed}) < 30 {
 		t.Fatalf("first batch % x", batches[0])
 	}
 	var whole []byte
 	for i, b := range batches[1:4] {
-		h := b[0]
-		if h&idMask != tFragment || (h&flagF2 != 0) != (i < 2) || (h&flagZ != 0) != (i == 0) {
-			t.Fatalf("fragment %d header %#x", i, h)
+		m, _, err := wire.DecodeTransport(b, wire.Limits{})
+		if err != nil {
+			t.Fatalf("fragment %d: %v", i, err)
 		}
-		r := reader{b[1:]}
-		if _, err := r.zint(); err != nil {
-			t.Fatal(err)
+		f, ok := m.(*wire.Fragment)
+		if !ok || !f.Reliable || f.More != (i < 2) || f.First != (i == 0) || f.Drop || len(f.Exts) != 0 {
+			t.Fatalf("fragment %d: %+v", i, m)
 		}
-		if i == 0 {
-			if e, more, err := r.nextExt(); err != nil || more || e.id != 2 {
-				t.Fatalf("First marker: %+v %v %v", e, more, err)
-			}
-		}
-		whole = append(whole, r.b...)
+		whole = append(whole, f.Payload...)
 	}
-	var m netMsg
-	r := reader{whole}
-	if err := decodeNetwork(&r, &m); err != nil || !bytes.Equal(m.data.payload, big) || r.len() != 0 {
-		t.Fatalf("reassembled: %v, %d bytes left", err, r.len())
+	nm, n, err := wire.DecodeNetwork(whole, wire.Limits{})
+	if err != nil || n != len(whole) {
+		t.Fatalf("reassembled: %v, %d of %d bytes", err, n, len(whole))
 	}
-	if batches[4][0] != tFrame|flagF1 {
+	if put, ok := nm.(*wire.Push).Body.(*wire.Put); !ok || !bytes.Equal(put.Payload, big) {
+		t.Fatalf("reassembled %+v", nm)
+	}
+	if batches[4][0] != reliableFrame {
 		t.Fatalf("last batch % x", batches[4])
 	}
 	// Frame and fragment SNs follow each other.
 	for i, b := range batches {
-		r := reader{b[1:]}
-		sn, _ := r.zint()
+		sn, _, _ := wire.ReadZint(b[1:])
 		if sn != uint64(i) {
 			t.Fatalf("batch %d has SN %d", i, sn)
 		}

@@ -247,18 +247,19 @@ func (w *WireExpr) appendTo(dst []byte) ([]byte, error) {
 	return appendLenBytes(dst, w.Suffix, MaxSuffix)
 }
 
-// wireExpr reads a scope and, if named, a suffix. mapping comes from the
-// caller's header flags.
-func (r *reader) wireExpr(named bool, mapping Mapping) (WireExpr, error) {
-	w := WireExpr{Mapping: mapping}
+// wireExpr reads a scope and, if named, a suffix into w (in place, which
+// is cheaper than returning the struct on the decoding hot path). mapping
+// comes from the caller's header flags.
+func (r *reader) wireExpr(w *WireExpr, named bool, mapping Mapping) error {
+	w.Mapping, w.Suffix = mapping, nil
 	var err error
 	if w.Scope, err = r.z16(); err != nil {
-		return w, err
+		return err
 	}
 	if named {
 		w.Suffix, err = r.lenBytes(MaxSuffix, r.lim.MaxPayload)
 	}
-	return w, err
+	return err
 }
 
 // QoS is the network-message quality of service byte (extension 0x1):

@@ -294,7 +294,7 @@ func (r *reader) declaration(s *dscratch) (Declaration, error) {
 		if m.ID, err = r.z16(); err != nil {
 			return nil, err
 		}
-		if m.WireExpr, err = r.wireExpr(named, MappingReceiver); err != nil {
+		if err = r.wireExpr(&m.WireExpr, named, MappingReceiver); err != nil {
 			return nil, err
 		}
 		return m, r.skipExts(h)
@@ -310,7 +310,7 @@ func (r *reader) declaration(s *dscratch) (Declaration, error) {
 		if m.ID, err = r.z32(); err != nil {
 			return nil, err
 		}
-		if m.WireExpr, err = r.wireExpr(named, mapping); err != nil {
+		if err = r.wireExpr(&m.WireExpr, named, mapping); err != nil {
 			return nil, err
 		}
 		return m, r.keepExts(h, &m.Exts)
@@ -323,7 +323,7 @@ func (r *reader) declaration(s *dscratch) (Declaration, error) {
 		if m.ID, err = r.z32(); err != nil {
 			return nil, err
 		}
-		if m.WireExpr, err = r.wireExpr(named, mapping); err != nil {
+		if err = r.wireExpr(&m.WireExpr, named, mapping); err != nil {
 			return nil, err
 		}
 		if h&FlagZ == 0 {
@@ -348,7 +348,7 @@ func (r *reader) declaration(s *dscratch) (Declaration, error) {
 		if m.ID, err = r.z32(); err != nil {
 			return nil, err
 		}
-		if m.WireExpr, err = r.wireExpr(named, mapping); err != nil {
+		if err = r.wireExpr(&m.WireExpr, named, mapping); err != nil {
 			return nil, err
 		}
 		return m, r.keepExts(h, &m.Exts)

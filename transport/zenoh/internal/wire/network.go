@@ -340,7 +340,7 @@ func (r *reader) push(h byte, m *Push, s *zscratch) error {
 	m.NetworkExts = NetworkExts{Exts: m.Exts[:0]}
 	m.Body = nil
 	var err error
-	if m.WireExpr, err = r.wireExpr(h&FlagNamed != 0, mappingOf(h)); err != nil {
+	if err = r.wireExpr(&m.WireExpr, h&FlagNamed != 0, mappingOf(h)); err != nil {
 		return err
 	}
 	if h&FlagZ != 0 {
@@ -401,7 +401,7 @@ func (r *reader) request(h byte, m *Request) error {
 	if m.ID, err = r.z32(); err != nil {
 		return err
 	}
-	if m.WireExpr, err = r.wireExpr(h&FlagNamed != 0, mappingOf(h)); err != nil {
+	if err = r.wireExpr(&m.WireExpr, h&FlagNamed != 0, mappingOf(h)); err != nil {
 		return err
 	}
 	if h&FlagZ != 0 {
@@ -500,7 +500,7 @@ func (r *reader) response(h byte, m *Response, s *zscratch) error {
 	if m.RequestID, err = r.z32(); err != nil {
 		return err
 	}
-	if m.WireExpr, err = r.wireExpr(h&FlagNamed != 0, mappingOf(h)); err != nil {
+	if err = r.wireExpr(&m.WireExpr, h&FlagNamed != 0, mappingOf(h)); err != nil {
 		return err
 	}
 	if h&FlagZ != 0 {
@@ -622,7 +622,7 @@ func (r *reader) interest(h byte, m *Interest) error {
 		opts := InterestOptions(o)
 		m.Options = opts &^ (interestNamed | interestMapping)
 		if opts&InterestRestricted != 0 {
-			if m.WireExpr, err = r.wireExpr(opts&interestNamed != 0, mappingOf(byte(opts))); err != nil {
+			if err = r.wireExpr(&m.WireExpr, opts&interestNamed != 0, mappingOf(byte(opts))); err != nil {
 				return err
 			}
 		}

@@ -257,7 +257,9 @@ func (r *reader) zExt(key byte, e Extension, attachKey byte, hasSI *bool, si *So
 }
 
 func (r *reader) put(h byte, m *Put) error {
-	*m = Put{Exts: m.Exts[:0]}
+	exts := m.Exts[:0]
+	*m = Put{}
+	m.Exts = exts
 	var err error
 	if h&FlagTimestamp != 0 {
 		m.HasTimestamp = true

@@ -90,6 +90,19 @@ func (r *reader) peek() (byte, error) {
 }
 
 func (r *reader) zint() (uint64, error) {
+	// Fast path: most zints (ids, lengths, scopes) fit one byte, which is
+	// never overlong.
+	if i := r.off; uint(i) < uint(len(r.b)) {
+		if c := r.b[i]; c < 0x80 {
+			r.off = i + 1
+			return uint64(c), nil
+		}
+	}
+	return r.zintSlow()
+}
+
+// zintSlow reads a zint of any length.
+func (r *reader) zintSlow() (uint64, error) {
 	v, n, err := ReadZint(r.b[r.off:])
 	if err != nil {
 		return 0, err
@@ -133,6 +146,16 @@ func (r *reader) bytes(n int) ([]byte, error) {
 // lenBytes reads a zint length bounded to max (and to limit), then that many
 // bytes, aliasing the input. The result is never nil, even when empty.
 func (r *reader) lenBytes(max uint64, limit int) ([]byte, error) {
+	// Fast path: a one-byte length whose bytes are all there and within
+	// the bounds; anything else (including every error) takes the general
+	// path below.
+	if i := r.off; i < len(r.b) {
+		if n := int(r.b[i]); n < 0x80 && n <= limit && uint64(n) <= max && n < len(r.b)-i {
+			s := r.b[i+1 : i+1+n : i+1+n]
+			r.off = i + 1 + n
+			return s, nil
+		}
+	}
 	n, err := r.zintMax(max)
 	if err != nil {
 		return nil, err

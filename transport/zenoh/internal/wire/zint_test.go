@@ -111,3 +111,46 @@ func TestZBytes(t *testing.T) {
 		t.Errorf("huge length: %v", err)
 	}
 }
+
+// The one-byte fast paths of the reader agree with the general decoding at
+// their edges: lengths 127 and 128, the limit, the bound, and truncation.
+func TestReaderFastPaths(t *testing.T) {
+	for _, tc := range []struct {
+		in         []byte
+		max        uint64
+		limit      int
+		want       []byte
+		wantErr    error
+		wantOffset int
+	}{
+		{in: []byte{0}, max: 10, limit: 10, want: []byte{}, wantOffset: 1},
+		{in: []byte{2, 'a', 'b', 'c'}, max: 10, limit: 10, want: []byte("ab"), wantOffset: 3},
+		{in: []byte{3, 'a', 'b'}, max: 10, limit: 10, wantErr: ErrTruncated},
+		{in: []byte{3, 'a', 'b', 'c'}, max: 2, limit: 10, wantErr: ErrOverflow},
+		{in: []byte{3, 'a', 'b', 'c'}, max: 10, limit: 2, wantErr: ErrLimit},
+		{in: append([]byte{0x7f}, bytes.Repeat([]byte{1}, 127)...), max: 200, limit: 200, want: bytes.Repeat([]byte{1}, 127), wantOffset: 128},
+		{in: append([]byte{0x80, 0x01}, bytes.Repeat([]byte{2}, 128)...), max: 200, limit: 200, want: bytes.Repeat([]byte{2}, 128), wantOffset: 130},
+		{in: []byte{0x80, 0x00}, max: 200, limit: 200, wantErr: ErrOverlong},
+		{in: nil, max: 10, limit: 10, wantErr: ErrTruncated},
+	} {
+		r := reader{b: tc.in}
+		got, err := r.lenBytes(tc.max, tc.limit)
+		if tc.wantErr != nil {
+			if !errors.Is(err, tc.wantErr) {
+				t.Errorf("lenBytes(% x) error %v, want %v", tc.in, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || !bytes.Equal(got, tc.want) || got == nil || r.off != tc.wantOffset {
+			t.Errorf("lenBytes(% x) = %q, %v at %d; want %q at %d", tc.in, got, err, r.off, tc.want, tc.wantOffset)
+		}
+	}
+	for _, in := range [][]byte{{0}, {0x7f}, {0x80, 0x01}, {0x80}, {0x80, 0x00}, {}} {
+		r := reader{b: in}
+		v, err := r.zint()
+		wv, wn, werr := ReadZint(in)
+		if v != wv || !errors.Is(err, werr) && (err != nil || werr != nil) || (err == nil && r.off != wn) {
+			t.Errorf("zint(% x) = %d, %v at %d; ReadZint = %d, %v, %d", in, v, err, r.off, wv, werr, wn)
+		}
+	}
+}
