@@ -1,8 +1,9 @@
 // Command bench measures what afor costs: the same scenarios run over each
 // transport in two modes, afor (a Sub and its iterators) and native (the
 // transport's own callback), next to floor rows measured in the same run (a
-// raw Go channel, TCP and UDP loopback ping-pong of the same size) and the
-// Python afor's own echo.
+// raw Go channel, TCP and UDP loopback ping-pong of the same size, and TCP
+// to a child process for the cross-process rows) and the Python afor's own
+// echo.
 //
 // Scenarios:
 //
@@ -121,7 +122,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	var scen, trans, modes, sizes string
 	fs.StringVar(&scen, "scenarios", strings.Join(allScenarios(), ","), "comma-separated scenarios to run: "+strings.Join(allScenarios(), ", "))
 	fs.StringVar(&trans, "transports", strings.Join(transportNames(), ","), "comma-separated transports: mem (in-process bus), zenoh (one pure-Go Zenoh session),\nzenoh-tcp (two pure-Go Zenoh sessions over TCP on 127.0.0.1), zenoh-proc (this process and\na child process over TCP on 127.0.0.1; the child answers the requests), zenoh-router (two\nclient sessions of the Rust router, started with -python). The pipeline runs its\npeer-to-peer row with zenoh-proc and its router row with zenoh-router")
-	fs.StringVar(&modes, "modes", strings.Join(allModes(), ","), "comma-separated row kinds: afor (Sub and its iterators), native (the transport's own\ncallback), floor (raw Go channel, TCP and UDP loopback; the pipeline's nodes in bare Go\nover TCP), python (the Python afor's echo). The pipeline's Zenoh rows need afor")
+	fs.StringVar(&modes, "modes", strings.Join(allModes(), ","), "comma-separated row kinds: afor (Sub and its iterators), native (the transport's own\ncallback), floor (raw Go channel, TCP and UDP loopback; tcp-proc, TCP to a child process,\nwith zenoh-proc; the pipeline's nodes in bare Go over TCP), python (the Python afor's echo). The pipeline's Zenoh rows need afor")
 	fs.IntVar(&c.Repeat, "repeat", 3, "run every row this many times, round robin, and report the median run with the spread\n(a shared or loaded machine makes single runs noisy)")
 	fs.StringVar(&c.Pick, "pick", "median", "which of the -repeat runs a row shows: median, or best (the fastest: on a busy\nmachine, the closest to what the code costs when it gets the CPU)")
 	fs.DurationVar(&c.Duration, "duration", time.Second, "measured time of every echo, throughput and request row (Python echo rows too)")
@@ -347,7 +348,7 @@ func plan(cfg Config, rep *Report) []row {
 				}
 			}
 			if has("floor") {
-				for _, f := range scenario.Floors() {
+				for _, f := range floors(scenario.Floors(), trs) {
 					rows = append(rows, row{name(sc, string(f), scenario.ModeFloor, cfg.Size), func(ctx context.Context, p scenario.Progress) scenario.Result {
 						ec := ec
 						ec.Progress = p
@@ -370,7 +371,7 @@ func plan(cfg Config, rep *Report) []row {
 				}
 			}
 			if has("floor") {
-				for _, f := range scenario.Floors() {
+				for _, f := range floors(scenario.Floors(), trs) {
 					rows = append(rows, row{name(sc, string(f), scenario.ModeFloor, cfg.Size), func(ctx context.Context, p scenario.Progress) scenario.Result {
 						lc := lc
 						lc.Progress = p
@@ -391,7 +392,7 @@ func plan(cfg Config, rep *Report) []row {
 					}
 				}
 				if has("floor") {
-					for _, f := range []scenario.Floor{scenario.FloorChan, scenario.FloorTCP} {
+					for _, f := range floors([]scenario.Floor{scenario.FloorChan, scenario.FloorTCP, scenario.FloorTCPProc}, trs) {
 						rows = append(rows, row{name(sc, string(f), scenario.ModeFloor, size), func(ctx context.Context, p scenario.Progress) scenario.Result {
 							tc := tc
 							tc.Progress = p
@@ -435,7 +436,7 @@ func plan(cfg Config, rep *Report) []row {
 				}
 			}
 			if has("floor") {
-				for _, f := range scenario.Floors() {
+				for _, f := range floors(scenario.Floors(), trs) {
 					rows = append(rows, row{name(sc, string(f), scenario.ModeFloor, cfg.Size), func(ctx context.Context, p scenario.Progress) scenario.Result {
 						return scenario.RunRequestFloor(ctx, f, cfg.Size, cfg.Duration, cfg.Warmup, p)
 					}})
@@ -444,6 +445,19 @@ func plan(cfg Config, rep *Report) []row {
 		}
 	}
 	return rows
+}
+
+// floors returns the floors of fs that a scenario over trs runs: the
+// in-process ones always, the cross-process one (tcp-proc) only when one of
+// trs is compared with it (zenoh-proc).
+func floors(fs []scenario.Floor, trs []scenario.Transport) []scenario.Floor {
+	var out []scenario.Floor
+	for _, f := range fs {
+		if !f.Remote() || slices.ContainsFunc(trs, func(t scenario.Transport) bool { return t.Floor == f }) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // checkRouter reports whether python can run the Rust router.

@@ -94,6 +94,29 @@ func TestSmoke(t *testing.T) {
 			t.Errorf("%s: %+v", r.Name(), p)
 		}
 	}
+	// The cross-process floor: its rows ran (checked above for errors and
+	// losses), and zenoh-proc is compared with it, the other socket
+	// transports with tcp.
+	for _, sc := range []string{"echo", "latency", "request"} {
+		if !slices.ContainsFunc(rep.Results, func(r scenario.Result) bool {
+			return r.Name() == sc+"/tcp-proc/floor/64B" && r.Ops > 0 && r.Error == ""
+		}) {
+			t.Errorf("no %s/tcp-proc/floor/64B row", sc)
+		}
+	}
+	for _, size := range rep.Config.Sizes {
+		if !slices.ContainsFunc(rep.Results, func(r scenario.Result) bool {
+			return r.Scenario == "throughput" && r.Transport == "tcp-proc" && r.Size == size && r.Ops > 0 && r.Error == ""
+		}) {
+			t.Errorf("no throughput/tcp-proc/floor row of %d bytes", size)
+		}
+	}
+	for _, want := range []struct{ row, floor string }{{"echo/zenoh-proc/afor/64B", "tcp-proc"}, {"latency/zenoh-proc/afor/64B", "tcp-proc"},
+		{"request/zenoh-proc/afor/64B", "tcp-proc"}, {"throughput/zenoh-proc/afor/16B", "tcp-proc"}, {"echo/zenoh-tcp/afor/64B", "tcp"}} {
+		if !slices.ContainsFunc(rep.Ratios, func(ra Ratio) bool { return ra.Row == want.row && ra.Floor == want.floor && ra.OverFloor > 0 }) {
+			t.Errorf("no %s afor/floor ratio against %s: %+v", want.row, want.floor, rep.Ratios)
+		}
+	}
 	// The pipeline's floor: its row ran (checked above) and the afor rows
 	// are compared with it.
 	if !slices.ContainsFunc(rep.Ratios, func(ra Ratio) bool {
@@ -158,6 +181,46 @@ func TestFlags(t *testing.T) {
 	if c.Duration != 100*time.Millisecond || c.Count != 7 || c.Repeat != 1 || c.Size != scenario.HeaderSize || len(c.Sizes) != 3 ||
 		c.CPUWindow != 500*time.Millisecond {
 		t.Errorf("-short defaults: %+v", c)
+	}
+}
+
+// TestPlanFloors checks when the floor rows run: the in-process floors
+// whenever -modes has floor, tcp-proc only with zenoh-proc in -transports.
+func TestPlanFloors(t *testing.T) {
+	names := func(args ...string) []string {
+		c, err := parseFlags(append([]string{"-short", "-scenarios", "echo,latency,throughput,request"}, args...), &bytes.Buffer{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range plan(c, newReport(c)) {
+			out = append(out, r.name)
+		}
+		return out
+	}
+	procRows := func(rows []string) (n int) {
+		for _, r := range rows {
+			if strings.Contains(r, "/tcp-proc/") {
+				n++
+			}
+		}
+		return n
+	}
+	if rows := names("-transports", "mem,zenoh-tcp", "-modes", "afor,floor"); procRows(rows) != 0 || !slices.Contains(rows, "echo/tcp/floor/64B") {
+		t.Errorf("without zenoh-proc: %q", rows)
+	}
+	if rows := names("-transports", "zenoh-proc", "-modes", "afor"); procRows(rows) != 0 {
+		t.Errorf("without -modes floor: %q", rows)
+	}
+	rows := names("-transports", "zenoh-proc", "-modes", "floor")
+	for _, want := range []string{"echo/tcp-proc/floor/64B", "latency/tcp-proc/floor/64B", "throughput/tcp-proc/floor/16B",
+		"throughput/tcp-proc/floor/65536B", "request/tcp-proc/floor/64B", "echo/tcp/floor/64B"} {
+		if !slices.Contains(rows, want) {
+			t.Errorf("with zenoh-proc: no %s in %q", want, rows)
+		}
+	}
+	if n := procRows(rows); n != 3+3 { // echo, latency, request, and throughput's three -short sizes
+		t.Errorf("with zenoh-proc: %d tcp-proc rows in %q", n, rows)
 	}
 }
 

@@ -218,11 +218,18 @@ func (q *Query) ReplyErr(ctx context.Context, payload []byte, opts ...PutOption)
 	return q.send(ctx, "", false, true, payload, opts, false)
 }
 
+// ReplyAndFinish answers the query with a last sample on key and finishes
+// it, like Reply then Finish, but sending the reply and the end of the
+// query together. The query is finished even if the reply fails.
+func (q *Query) ReplyAndFinish(ctx context.Context, key string, payload []byte, opts ...PutOption) error {
+	return q.replyFinish(ctx, key, false, payload, opts...)
+}
+
 // replyFinish sends one reply (isErr: an error reply) and finishes the
 // query, queueing the reply and RESPONSE_FINAL together when they go to the
 // same link.
-func (q *Query) replyFinish(ctx context.Context, key string, isErr bool, payload []byte) error {
-	err := q.send(ctx, key, false, isErr, payload, nil, true)
+func (q *Query) replyFinish(ctx context.Context, key string, isErr bool, payload []byte, opts ...PutOption) error {
+	err := q.send(ctx, key, false, isErr, payload, opts, true)
 	if err != nil && !errors.Is(err, ErrQueryFinished) {
 		q.Finish() // the reply was refused before finishing
 	}

@@ -17,8 +17,7 @@ func BenchmarkReqRep(b *testing.B) {
 		c := openT(b, Config{Connect: a.ListenAddrs()})
 		ctx := context.Background()
 		qa, err := a.DeclareQueryable("bench/q", func(q *Query) {
-			_ = q.Reply(ctx, "bench/q", q.Payload)
-			q.Finish()
+			_ = q.ReplyAndFinish(ctx, "bench/q", q.Payload)
 		})
 		if err != nil {
 			b.Fatal(err)

@@ -116,6 +116,32 @@ func TestGetReplies(t *testing.T) {
 	}
 }
 
+func TestReplyAndFinish(t *testing.T) {
+	for name, open := range topologies(t) {
+		t.Run(name, func(t *testing.T) {
+			srv, cli := open(t)
+			ctx := testCtx(t)
+			late := make(chan error, 1)
+			declareQ(t, srv, "rf/**", func(q *Query) {
+				if err := q.ReplyAndFinish(ctx, q.KeyExpr, []byte("last"), WithAttachment([]byte("att"))); err != nil {
+					t.Error(err)
+				}
+				late <- q.Reply(ctx, q.KeyExpr, []byte("too late"))
+			})
+			waitQ(t, cli, "rf/x")
+			// The Get ends because the query was finished, long before its
+			// timeout (or it fails when the test's ctx ends).
+			got := collect(t, cli, ctx, "rf/x", WithTimeout(time.Hour))
+			if len(got) != 1 || got[0].Err != nil || string(got[0].Sample.Payload) != "last" || string(got[0].Sample.Attachment) != "att" {
+				t.Fatalf("replies %+v", got)
+			}
+			if err := <-late; !errors.Is(err, ErrQueryFinished) {
+				t.Fatalf("reply after ReplyAndFinish: %v", err)
+			}
+		})
+	}
+}
+
 func TestGetConsolidationLatest(t *testing.T) {
 	s := openT(t, Config{})
 	ctx := testCtx(t)

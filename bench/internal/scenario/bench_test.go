@@ -73,7 +73,7 @@ func BenchmarkThroughput(b *testing.B) {
 				})
 			}
 		}
-		for _, f := range []Floor{FloorChan, FloorTCP} {
+		for _, f := range []Floor{FloorChan, FloorTCP, FloorTCPProc} {
 			b.Run(fmt.Sprintf("%s/floor/size=%d", f, size), func(b *testing.B) {
 				s, err := NewFloorStream(ctx, f, StreamConfig{Size: size, Window: DefaultWindow})
 				if err != nil {
@@ -130,7 +130,7 @@ func BenchmarkRequest(b *testing.B) {
 			})
 		}
 	}
-	for _, f := range []Floor{FloorChan, FloorTCP} {
+	for _, f := range []Floor{FloorChan, FloorTCP, FloorTCPProc} {
 		b.Run(string(f)+"/floor", func(b *testing.B) {
 			e, err := NewEchoFloor(ctx, f, 64)
 			if err != nil {

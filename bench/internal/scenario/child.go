@@ -43,7 +43,8 @@ type childConfig struct {
 	Peers  []string `json:"peers,omitempty"`
 	Client bool     `json:"client,omitempty"`
 	// Floor makes a pipeline node the floor's: bare Go over TCP, no
-	// afor, no Zenoh (see openFloorNode).
+	// afor, no Zenoh (see openFloorNode); with role "echo" or "sink", it
+	// makes the child the far end of the tcp-proc floor (runFloorChild).
 	Floor bool `json:"floor,omitempty"`
 	// Stream sinks (role "sink"): the afor queue size and the sender's
 	// clock start (Unix ns).
@@ -51,12 +52,13 @@ type childConfig struct {
 	ClockStart int64 `json:"clock_start,omitempty"`
 }
 
-// RunChild runs the remote side of a scenario when this process was
-// started as one ($AFOR_BENCH_CHILD set) and reports handled = true, after
-// which the caller must exit (with status 1 if err is not nil). Otherwise
-// it returns at once with handled = false. Call it first in main, and in
-// TestMain of test binaries that run cross-process scenarios (the harness
-// starts the running executable, os.Executable, as the child).
+// RunChild runs the remote side of a scenario (or of the tcp-proc floor)
+// when this process was started as one ($AFOR_BENCH_CHILD set) and reports
+// handled = true, after which the caller must exit (with status 1 if err is
+// not nil). Otherwise it returns at once with handled = false. Call it
+// first in main, and in TestMain of test binaries that run cross-process
+// scenarios or floors (the harness starts the running executable,
+// os.Executable, as the child).
 func RunChild() (handled bool, err error) {
 	v, ok := os.LookupEnv(EnvChild)
 	if !ok {
@@ -73,6 +75,9 @@ func RunChild() (handled bool, err error) {
 func runChild(cfg childConfig, stdin io.Reader, stdout io.Writer) error {
 	if cfg.Role == "pipeline" {
 		return runPipelineNode(cfg, stdin, stdout)
+	}
+	if cfg.Floor {
+		return runFloorChild(cfg, stdin, stdout)
 	}
 	if cfg.Role != "echo" && cfg.Role != "sink" && cfg.Role != "server" {
 		return fmt.Errorf("%w: child role %q", ErrBadConfig, cfg.Role)
@@ -243,9 +248,10 @@ func startReady(ctx context.Context, cmd *exec.Cmd, what string) (stop func() er
 // message with an acknowledgement carrying its one-way latency (measured on
 // the child's clock: both processes read the same system clock), or the
 // server of request/reply (an afor.Server or a native queryable; this
-// process calls).
+// process calls). Its floor is [FloorTCPProc], whose side B is a child
+// process too.
 func ZenohProc() Transport {
-	return Transport{Name: "zenoh-proc", Floor: FloorTCP, Python: PythonZenohProc,
+	return Transport{Name: "zenoh-proc", Floor: FloorTCPProc, Python: PythonZenohProc,
 		Scenarios: []string{"echo", "latency", "throughput", "request"}, Open: openZenohProc}
 }
 

@@ -194,7 +194,11 @@ func EchoResponder(ctx context.Context, b Peer, mode Mode) (stop func() error, e
 
 // NewEchoFloor sets up the echo pattern as a bare ping-pong over floor f:
 // A sends and receives in the caller's goroutine, B answers from its own.
+// Over FloorTCPProc, B is a child process.
 func NewEchoFloor(ctx context.Context, f Floor, size int) (*Echo, error) {
+	if f == FloorTCPProc {
+		return newEchoProcFloor(ctx, size)
+	}
 	a, b, closeAll, err := openFloor(ctx, f, size, 1)
 	if err != nil {
 		return nil, err
@@ -203,15 +207,7 @@ func NewEchoFloor(ctx context.Context, f Floor, size int) (*Echo, error) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for {
-			m, err := b.Recv()
-			if err != nil {
-				return
-			}
-			if err := b.Send(Msg{Seq: m.Seq + 1}); err != nil {
-				return
-			}
-		}
+		_ = echoLoop(b) // ends when closeAll closes b
 	}()
 	return &Echo{
 		roundTrip: func(_ context.Context, seq uint64) (uint64, error) {

@@ -68,3 +68,17 @@ func ExampleRunPipeline_floor() {
 	}
 	fmt.Printf("%s %.1f%%, %s %.1f%%: afor/floor %.2fx\n", afor.Name(), afor.CPU, floor.Name(), floor.CPU, afor.CPU/floor.CPU)
 }
+
+// The cross-process floor: the tcp floor's ping-pong with side B in a child
+// process, the floor that zenoh-proc's rows are compared with. The calling
+// program must call RunChild first in main (or TestMain), since the child
+// is this executable started again.
+func ExampleRunEchoFloor_crossProcess() {
+	fmt.Println("zenoh-proc is compared with", scenario.ZenohProc().Floor)
+	r := scenario.RunEchoFloor(context.Background(), scenario.FloorTCPProc,
+		scenario.EchoConfig{Size: 64, Duration: 20 * time.Millisecond, Warmup: 10})
+	fmt.Println(r.Name(), "failed:", r.Failed, "measured:", r.Ops > 0)
+	// Output:
+	// zenoh-proc is compared with tcp-proc
+	// echo/tcp-proc/floor/64B failed: 0 measured: true
+}

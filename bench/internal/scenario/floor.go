@@ -23,10 +23,19 @@ const (
 	// FloorUDP is a pair of connected UDP sockets on 127.0.0.1, one
 	// datagram per message.
 	FloorUDP Floor = "udp"
+	// FloorTCPProc is FloorTCP with side B in a child process (a bare TCP
+	// server, no afor, no Zenoh), so that every hop wakes a thread of the
+	// other process, as on the zenoh-proc transport. In the streams it
+	// acknowledges every message with its one-way latency, as zenoh-proc's
+	// child does.
+	FloorTCPProc Floor = "tcp-proc"
 )
 
 // Floors lists every floor.
-func Floors() []Floor { return []Floor{FloorChan, FloorTCP, FloorUDP} }
+func Floors() []Floor { return []Floor{FloorChan, FloorTCP, FloorUDP, FloorTCPProc} }
+
+// Remote reports whether the floor's side B runs in another process.
+func (f Floor) Remote() bool { return f == FloorTCPProc }
 
 // maxUDP is the largest UDP payload on IPv4.
 const maxUDP = 65507
@@ -67,6 +76,8 @@ func openFloor(ctx context.Context, f Floor, size, depth int) (a, b pipe, closeA
 			return nil, nil, nil, fmt.Errorf("%w: udp: %d bytes exceed one datagram", ErrUnsupported, size)
 		}
 		return openUDP(ctx, size)
+	case FloorTCPProc:
+		return nil, nil, nil, fmt.Errorf("%w: %s has no in-process pipe pair", ErrUnsupported, f)
 	}
 	return nil, nil, nil, fmt.Errorf("%w: unknown floor %q", ErrBadConfig, f)
 }

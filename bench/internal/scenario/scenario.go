@@ -2,8 +2,8 @@
 // (the bench command): echo, latency, throughput and request/reply, each run
 // over a pluggable [Transport] in two modes, [ModeAfor] (an afor.Sub consumed
 // by its iterators) and [ModeNative] (the transport's own callback, no afor),
-// next to floor rows ([Floor]: a raw Go channel, TCP and UDP loopback) and
-// the Python afor's own echo ([RunEchoPython]).
+// next to floor rows ([Floor]: a raw Go channel, TCP and UDP loopback, and
+// TCP to a child process) and the Python afor's own echo ([RunEchoPython]).
 //
 // Every scenario is a small session object with one operation (a round trip,
 // a message sent, a call), so that the same code is timed by the bench
@@ -31,7 +31,7 @@ const (
 	// without afor (for the in-memory bus, an OnInput callback).
 	ModeNative Mode = "native"
 	// ModeFloor is a raw primitive under every transport: a Go channel, or
-	// a TCP or UDP loopback socket.
+	// a TCP or UDP loopback socket (for TCP, also to a child process).
 	ModeFloor Mode = "floor"
 	// ModePython is the Python afor (asyncio-for-robotics) on uvloop.
 	ModePython Mode = "python"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -177,11 +178,16 @@ func TestLatency(t *testing.T) {
 			})
 		}
 	}
-	for _, f := range []Floor{FloorChan, FloorTCP} {
+	for _, f := range []Floor{FloorChan, FloorTCP, FloorTCPProc} {
 		t.Run("floor/"+string(f), func(t *testing.T) {
 			r := RunLatencyFloor(ctx, f, cfg)
-			if r.Error != "" || r.Dropped != 0 || r.Failed != 0 || r.Ops != 40 {
+			if r.Error != "" || r.Dropped != 0 || r.Failed != 0 || r.Ops != 40 || len(r.Samples) != 40 {
 				t.Fatalf("%+v", r)
+			}
+			// tcp-proc's latencies are measured by the child and carried
+			// back in its acknowledgements: they must be real durations.
+			if l := r.Latency; l == nil || l.Min <= 0 || l.Max > 10*time.Second || l.P50 < l.Min || l.Max < l.P999 {
+				t.Fatalf("inconsistent %+v", l)
 			}
 		})
 	}
@@ -320,6 +326,20 @@ func TestChildFailureIsReported(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `child role "bogus"`) {
 		t.Fatalf("err %v: want the child's own error", err)
 	}
+	_, err = startChild(context.Background(), childConfig{Role: "bogus", Floor: true})
+	if err == nil || !strings.Contains(err.Error(), `floor child role "bogus"`) {
+		t.Fatalf("err %v: want the floor child's own error", err)
+	}
+	// A floor child that cannot reach its parent fails before it is ready.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	if _, err := startChild(context.Background(), childConfig{Role: roleEcho, Floor: true, Connect: addr, Size: 64}); err == nil {
+		t.Fatal("a floor child without its parent must fail")
+	}
 	if handled, err := RunChild(); handled || err != nil {
 		t.Fatalf("not a child: handled %v, err %v", handled, err)
 	}
@@ -432,4 +452,92 @@ func TestRequestAllocs(t *testing.T) {
 		t.Errorf("afor call: %v allocations, the bare Client.Call %v", harness, bare)
 	}
 	t.Logf("allocations per call: afor %v, bare Client.Call %v", harness, bare)
+}
+
+// TestFloorAllocs checks that the tcp floors add no allocation per message:
+// this process's side of the echo and of the acknowledged stream, and the
+// tcp-proc child's loops (run here over a TCP pair, both ends counted).
+func TestFloorAllocs(t *testing.T) {
+	ctx := context.Background()
+	for _, f := range []Floor{FloorTCP, FloorTCPProc} {
+		e, err := NewEchoFloor(ctx, f, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		echo := testing.AllocsPerRun(500, func() {
+			if err := e.RoundTrip(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		s, err := NewFloorStream(ctx, f, StreamConfig{Size: 64, Window: 16})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stream := testing.AllocsPerRun(2000, func() {
+			if err := s.Send(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+		err = s.Drain(ctx)
+		if cerr := s.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if echo != 0 || stream != 0 {
+			t.Errorf("%s: %v allocations per round trip, %v per streamed message", f, echo, stream)
+		}
+	}
+
+	a, b, closeAll, err := openTCP(ctx, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- serveFloorEcho(b.(*streamPipe).conn, 64) }()
+	var seq uint64
+	echo := testing.AllocsPerRun(500, func() {
+		if err := a.Send(Msg{Seq: seq}); err != nil {
+			t.Fatal(err)
+		}
+		m, err := a.Recv()
+		if err != nil || m.Seq != seq+1 {
+			t.Fatalf("answer %+v, %v", m, err)
+		}
+		seq += 2
+	})
+	closeAll()
+	if err := <-served; !closedConn(err) {
+		t.Fatal(err)
+	}
+
+	a, b, closeAll, err = openTCP(ctx, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeAll()
+	go func() { served <- serveFloorSink(b.(*streamPipe).conn, 64, time.Now().UnixNano()) }()
+	acks := &streamPipe{conn: a.(*streamPipe).conn, wbuf: AppendMsg(nil, Msg{}, 64), rbuf: make([]byte, HeaderSize)}
+	seq = 0
+	sink := testing.AllocsPerRun(500, func() {
+		if err := acks.Send(Msg{Seq: seq}); err != nil {
+			t.Fatal(err)
+		}
+		m, err := acks.Recv()
+		if err != nil || m.Seq != seq || m.Stamp <= 0 {
+			t.Fatalf("ack %+v, %v", m, err)
+		}
+		seq++
+	})
+	closeAll()
+	if err := <-served; !closedConn(err) {
+		t.Fatal(err)
+	}
+	if echo != 0 || sink != 0 {
+		t.Errorf("tcp-proc child loops: %v allocations per answer, %v per acknowledgement", echo, sink)
+	}
 }

@@ -151,8 +151,13 @@ func newRemoteStream(ctx context.Context, link *Link, mode Mode, cfg StreamConfi
 }
 
 // NewFloorStream sets up a stream over floor f: B receives in its own
-// goroutine.
+// goroutine. Over FloorTCPProc, B is a child process that acknowledges
+// every message with its one-way latency; each acknowledgement counts as
+// the message received.
 func NewFloorStream(ctx context.Context, f Floor, cfg StreamConfig) (*Stream, error) {
+	if f == FloorTCPProc {
+		return newProcFloorStream(ctx, cfg)
+	}
 	a, b, closeAll, err := openFloor(ctx, f, cfg.Size, max(cfg.Window, 1))
 	if err != nil {
 		return nil, err

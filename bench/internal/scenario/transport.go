@@ -17,7 +17,8 @@ type Transport struct {
 	// Name names the transport in reports ("mem", "zenoh", ...).
 	Name string
 	// Floor names the [Floor] that the transport's afor rows are compared
-	// with ("chan" in memory, "tcp" over sockets).
+	// with ("chan" in memory, "tcp" over sockets, "tcp-proc" when side B
+	// is another process).
 	Floor Floor
 	// Python names the [PythonMode] its echo is compared with, if any.
 	Python PythonMode

@@ -115,7 +115,8 @@ func zenohPeer(s *zenoh.Session, prefix string, size int) Peer {
 
 // zenohQueryable declares a queryable on key answering every query from
 // the session's delivery goroutine with one reply, f's result padded to
-// size bytes, and finishing it (mode native of request/reply).
+// size bytes, and finishing it with the same write (mode native of
+// request/reply).
 func zenohQueryable(s *zenoh.Session, key string, size int, f func(Msg) Msg) (stop func() error, err error) {
 	life, cancel := context.WithCancel(context.Background())
 	var mu sync.Mutex // queries may come from several links at once
@@ -130,7 +131,7 @@ func zenohQueryable(s *zenoh.Session, key string, size int, f func(Msg) Msg) (st
 			res := f(m)
 			mu.Lock()
 			putHeader(buf, res)
-			err = q.Reply(life, q.KeyExpr, buf) // the reply is encoded (copied) before it returns
+			err = q.ReplyAndFinish(life, q.KeyExpr, buf) // the reply is encoded (copied) before it returns
 			mu.Unlock()
 		}
 		if err != nil && life.Err() == nil {
