@@ -156,7 +156,7 @@ func BenchmarkHandleBatch(b *testing.B) {
 		aliases: make(map[uint16]string), snMask: 1<<28 - 1, batch: 65535}
 	b.ReportAllocs()
 	for b.Loop() {
-		l.rxStarted = false // every batch repeats SN 0
+		l.rxStarted = [2]bool{} // every batch repeats SN 0
 		if err := l.handleBatch(batch); err != nil {
 			b.Fatal(err)
 		}

@@ -97,7 +97,8 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 			return nil, fmt.Errorf("%w: got OPEN syn, want OPEN ack", ErrHandshake)
 		}
 		l.setLease(s, ack.Lease)
-		l.rxSN = ack.InitialSN & l.snMask
+		l.rxSN[0], l.rxSN[1] = ack.InitialSN&l.snMask, ack.InitialSN&l.snMask
+		l.rxStarted = [2]bool{true, true}
 	} else {
 		b, err := readBatch(br, buf)
 		if err != nil {
@@ -136,7 +137,8 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 			return nil, fmt.Errorf("%w: got OPEN ack, want OPEN syn", ErrHandshake)
 		}
 		l.setLease(s, syn.Lease)
-		l.rxSN = syn.InitialSN & l.snMask
+		l.rxSN[0], l.rxSN[1] = syn.InitialSN&l.snMask, syn.InitialSN&l.snMask
+		l.rxStarted = [2]bool{true, true}
 		l.txSN = rand.Uint64() & l.snMask
 		reply := wire.Open{Ack: true, Lease: s.cfg.Lease, InitialSN: l.txSN}
 		if err = writeMessage(conn, &reply); err != nil {

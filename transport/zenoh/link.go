@@ -70,8 +70,8 @@ type link struct {
 	sent  atomic.Bool // a direct write went out since the last keep-alive tick
 
 	// Receive state, reader only.
-	rxSN      uint64
-	rxStarted bool
+	rxSN      [2]uint64 // next SN expected on the best-effort and reliable channels
+	rxStarted [2]bool
 	defrag    []byte
 	skipping  bool // dropping the rest of an oversized fragmented message
 	aliases   map[uint16]string
@@ -466,7 +466,7 @@ func (l *link) handleBatch(b []byte) error {
 		}
 		switch m := m.(type) {
 		case *wire.Frame:
-			l.checkSN(m.SN)
+			l.checkSN(m.Reliable, m.SN)
 			if err := l.handleNetworkMessages(d); err != nil {
 				return err
 			}
@@ -492,20 +492,25 @@ func wireError(err error) error {
 	return fmt.Errorf("%w: %w", ErrProtocol, err)
 }
 
-// checkSN follows the remote's frame sequence numbers. A gap cannot happen
-// on TCP; if it does, it is logged and the count resynchronised.
-func (l *link) checkSN(sn uint64) {
-	if l.rxStarted && sn != l.rxSN {
-		l.log.Debug("zenoh: unexpected frame SN", "link", l.String(), "got", sn, "want", l.rxSN)
+// checkSN follows the remote's frame sequence numbers, which run apart on
+// the reliable and the best-effort channel. A gap cannot happen on TCP; if
+// it does, it is logged and the count resynchronised.
+func (l *link) checkSN(reliable bool, sn uint64) {
+	ch := 0
+	if reliable {
+		ch = 1
 	}
-	l.rxStarted = true
-	l.rxSN = (sn + 1) & l.snMask
+	if l.rxStarted[ch] && sn != l.rxSN[ch] {
+		l.log.Debug("zenoh: unexpected frame SN", "link", l.String(), "reliable", reliable, "got", sn, "want", l.rxSN[ch])
+	}
+	l.rxStarted[ch] = true
+	l.rxSN[ch] = (sn + 1) & l.snMask
 }
 
 // handleFragment adds a FRAGMENT to the message being reassembled and
 // handles the message when it is whole.
 func (l *link) handleFragment(f *wire.Fragment) error {
-	l.checkSN(f.SN)
+	l.checkSN(f.Reliable, f.SN)
 	if f.First || f.Drop {
 		l.defrag = l.defrag[:0]
 		l.skipping = false
