@@ -15,9 +15,9 @@ import (
 
 const benchSize = 64
 
-// pingPong answers every "bench/ping" on responder with a "bench/pong" and
-// measures round trips from initiator.
-func pingPong(b *testing.B, initiator, responder *Session) {
+// echoPings makes responder answer every "bench/ping" with a "bench/pong"
+// from its subscriber callback, and returns the pong publisher.
+func echoPings(b *testing.B, responder *Session) *Publisher {
 	ctx := context.Background()
 	pong, err := responder.DeclarePublisher("bench/pong")
 	if err != nil {
@@ -28,6 +28,14 @@ func pingPong(b *testing.B, initiator, responder *Session) {
 	}); err != nil {
 		b.Fatal(err)
 	}
+	return pong
+}
+
+// pingPong answers every "bench/ping" on responder with a "bench/pong" and
+// measures round trips from initiator.
+func pingPong(b *testing.B, initiator, responder *Session) {
+	ctx := context.Background()
+	pong := echoPings(b, responder)
 	back := make(chan struct{}, 1)
 	if _, err := initiator.DeclareSubscriber("bench/pong", func(Sample) { back <- struct{}{} }); err != nil {
 		b.Fatal(err)
@@ -57,15 +65,7 @@ func pingPong(b *testing.B, initiator, responder *Session) {
 // where each side publishes the next message from its subscriber callback.
 func callbackPingPong(b *testing.B, initiator, responder *Session) {
 	ctx := context.Background()
-	pong, err := responder.DeclarePublisher("bench/pong")
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := responder.DeclareSubscriber("bench/ping", func(s Sample) {
-		_ = pong.Put(ctx, s.Payload)
-	}); err != nil {
-		b.Fatal(err)
-	}
+	pong := echoPings(b, responder)
 	ping, err := initiator.DeclarePublisher("bench/ping")
 	if err != nil {
 		b.Fatal(err)
@@ -183,10 +183,7 @@ func BenchmarkPingPong(b *testing.B) {
 		a := openT(b, Config{Listen: []string{"tcp/127.0.0.1:0"}})
 		c := openT(b, Config{Connect: a.ListenAddrs()})
 		ctx := context.Background()
-		pong, _ := a.DeclarePublisher("bench/pong")
-		if _, err := a.DeclareSubscriber("bench/ping", func(s Sample) { _ = pong.Put(ctx, s.Payload) }); err != nil {
-			b.Fatal(err)
-		}
+		pong := echoPings(b, a)
 		sub, err := SubscribeCodec(c, "bench/pong", afor.BytesCodec{})
 		if err != nil {
 			b.Fatal(err)

@@ -32,6 +32,8 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 		s:            s,
 		conn:         conn,
 		raw:          newDirectWriter(conn),
+		born:         time.Now(),
+		gap:          directGap,
 		br:           br,
 		kick:         make(chan struct{}, 1),
 		space:        make(chan struct{}, 1),

@@ -62,12 +62,15 @@ type link struct {
 	// one non-blocking system call, instead of waking the writer
 	// goroutine. What the socket does not take at once is left in carry,
 	// which the writer sends before anything else.
-	raw   *directWriter // nil: every write goes through the writer
-	wmu   sync.Mutex    // held while writing to conn; guards txSN, dbuf and carry
-	txSN  uint64
-	dbuf  []byte
-	carry []byte
-	sent  atomic.Bool // a direct write went out since the last keep-alive tick
+	raw       *directWriter // nil: every write goes through the writer
+	wmu       sync.Mutex    // held while writing to conn; guards txSN, dbuf and carry
+	txSN      uint64
+	dbuf      []byte
+	carry     []byte
+	sent      atomic.Bool   // a direct write went out since the last keep-alive tick
+	born      time.Time     // when the link was made
+	gap       time.Duration // directGap (0: write directly whenever possible)
+	lastWrite atomic.Int64  // when the last write ended, in ns since born
 
 	// Receive state, reader only.
 	rxSN      [2]uint64 // next SN expected on the best-effort and reliable channels
@@ -134,8 +137,9 @@ func (l *link) queue(ctx context.Context, msg []byte, more ...[]byte) error {
 			return errLinkClosed
 		default:
 		}
-		if len(l.pending) == 0 && l.raw != nil && size+frameOverhead <= l.batch-2 && l.wmu.TryLock() {
-			// Nothing is queued and nobody is writing: send it ourselves.
+		if len(l.pending) == 0 && l.raw != nil && size+frameOverhead <= l.batch-2 && l.directOK() {
+			// Nothing is queued, nobody is writing and nothing was sent
+			// just before: send it ourselves.
 			l.mu.Unlock()
 			err := l.writeDirect(msg, more)
 			l.wmu.Unlock()
@@ -165,6 +169,27 @@ func (l *link) queue(ctx context.Context, msg []byte, more ...[]byte) error {
 		}
 	}
 }
+
+// directGap is how long after the last write a message must come to be
+// written directly: a stream of messages is left to the writer, which
+// batches them (one system call per batch rather than per message), while
+// a message after a pause (a reply, a periodic publication) goes out at
+// once.
+const directGap = 5 * time.Microsecond
+
+// directOK reports whether the last write ended at least directGap ago and
+// nobody is writing; then the caller holds l.wmu (l.mu held).
+func (l *link) directOK() bool {
+	now := time.Since(l.born)
+	if now-time.Duration(l.lastWrite.Load()) < l.gap || !l.wmu.TryLock() {
+		return false
+	}
+	l.lastWrite.Store(int64(now))
+	return true
+}
+
+// wroteNow records the end of a write by the writer.
+func (l *link) wroteNow() { l.lastWrite.Store(int64(time.Since(l.born))) }
 
 // queueCtrl appends a control message without waiting for space; it is
 // used under Session.mu for declarations.
@@ -306,6 +331,7 @@ func (l *link) writeLoop() {
 			continue
 		}
 		wbuf, lastErr = l.writeMessages(wbuf[:0], msgs, bounds)
+		l.wroteNow()
 		l.wmu.Unlock()
 		spare, spareB = msgs, bounds
 		if cap(spare) > 2*maxPending {

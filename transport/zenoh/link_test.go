@@ -115,7 +115,8 @@ func fill(n int, seed byte) []byte {
 }
 
 // TestDirectWriteLeavesRestToWriter fills a socket nobody reads until a
-// direct write goes out only in part, queues more behind it, and then
+// direct write (the link has no gap: it writes directly whenever it can)
+// goes out only in part, queues more behind it, and then
 // checks that the other end reads every frame whole, with consecutive
 // sequence numbers and the messages in order.
 func TestDirectWriteLeavesRestToWriter(t *testing.T) {

@@ -32,7 +32,7 @@ func runScoutPy(t *testing.T, args ...string) <-chan scoutEvent {
 	t.Helper()
 	py := peers.Python(t, "zenoh")
 	cmd := exec.Command(py, append([]string{"testdata/zenoh_scout.py"}, args...)...)
-	var stderr bytes.Buffer
+	var stderr lockedBuffer // read while the process may still write it
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

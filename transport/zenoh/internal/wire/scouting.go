@@ -184,17 +184,9 @@ func checkLocator(l string) error {
 func (r *reader) hello(h byte, m *Hello) error {
 	*m = Hello{Exts: m.Exts[:0], Locators: m.Locators[:0]}
 	var err error
-	if m.Version, err = r.u8(); err != nil {
+	if m.Version, m.ZID, m.WhatAmI, err = r.node(); err != nil {
 		return err
 	}
-	var low byte
-	if m.ZID, low, err = r.nibbleID(); err != nil {
-		return err
-	}
-	if low&0x03 == 0x03 {
-		return fmt.Errorf("%w: whatami bits %#x", ErrInvalid, low)
-	}
-	m.WhatAmI = WhatAmI(low & 0x03)
 	if h&FlagHelloLocators != 0 {
 		n, err := r.zint()
 		if err != nil {

@@ -239,22 +239,30 @@ func (m *Init) AppendBinary(dst []byte) ([]byte, error) {
 	return dst, nil
 }
 
-func (r *reader) init(h byte, m *Init) error {
-	*m = Init{Ack: h&FlagInitAck != 0, Exts: m.Exts[:0]}
-	var err error
-	if m.Version, err = r.u8(); err != nil {
-		return err
+// node reads the version byte, then the Zenoh ID and role that INIT and
+// HELLO carry after it.
+func (r *reader) node() (version byte, zid ZenohID, w WhatAmI, err error) {
+	if version, err = r.u8(); err != nil {
+		return 0, zid, 0, err
 	}
 	var low byte
-	if m.ZID, low, err = r.nibbleID(); err != nil {
-		return err
+	if zid, low, err = r.nibbleID(); err != nil {
+		return 0, zid, 0, err
 	}
 	// Bits 2-3 are reserved and ignored, as the reference implementation
 	// does; 0b11 is no role.
 	if low&0x03 == 0x03 {
-		return fmt.Errorf("%w: whatami bits %#x", ErrInvalid, low)
+		return 0, zid, 0, fmt.Errorf("%w: whatami bits %#x", ErrInvalid, low)
 	}
-	m.WhatAmI = WhatAmI(low & 0x03)
+	return version, zid, WhatAmI(low & 0x03), nil
+}
+
+func (r *reader) init(h byte, m *Init) error {
+	*m = Init{Ack: h&FlagInitAck != 0, Exts: m.Exts[:0]}
+	var err error
+	if m.Version, m.ZID, m.WhatAmI, err = r.node(); err != nil {
+		return err
+	}
 	m.Resolution, m.BatchSize = DefaultResolution, DefaultBatchSize
 	if h&FlagInitSize != 0 {
 		b, err := r.bytes(3)
