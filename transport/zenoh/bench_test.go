@@ -31,6 +31,15 @@ func echoPings(b *testing.B, responder *Session) *Publisher {
 	return pong
 }
 
+// waitMatching waits until every publisher has a matching subscriber.
+func waitMatching(b *testing.B, pubs ...*Publisher) {
+	for _, p := range pubs {
+		if err := p.WaitMatching(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // pingPong answers every "bench/ping" on responder with a "bench/pong" and
 // measures round trips from initiator.
 func pingPong(b *testing.B, initiator, responder *Session) {
@@ -44,12 +53,7 @@ func pingPong(b *testing.B, initiator, responder *Session) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := ping.WaitMatching(ctx); err != nil {
-		b.Fatal(err)
-	}
-	if err := pong.WaitMatching(ctx); err != nil {
-		b.Fatal(err)
-	}
+	waitMatching(b, ping, pong)
 	payload := make([]byte, benchSize)
 	b.ReportAllocs()
 	b.SetBytes(benchSize)
@@ -81,12 +85,7 @@ func callbackPingPong(b *testing.B, initiator, responder *Session) {
 	}); err != nil {
 		b.Fatal(err)
 	}
-	if err := ping.WaitMatching(ctx); err != nil {
-		b.Fatal(err)
-	}
-	if err := pong.WaitMatching(ctx); err != nil {
-		b.Fatal(err)
-	}
+	waitMatching(b, ping, pong)
 	payload := make([]byte, benchSize)
 	b.ReportAllocs()
 	b.SetBytes(benchSize)
@@ -190,12 +189,7 @@ func BenchmarkPingPong(b *testing.B) {
 		}
 		defer sub.Close()
 		ping, _ := c.DeclarePublisher("bench/ping")
-		if err := ping.WaitMatching(ctx); err != nil {
-			b.Fatal(err)
-		}
-		if err := pong.WaitMatching(ctx); err != nil {
-			b.Fatal(err)
-		}
+		waitMatching(b, ping, pong)
 		payload := make([]byte, benchSize)
 		b.ReportAllocs()
 		b.SetBytes(benchSize)

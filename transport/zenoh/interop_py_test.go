@@ -56,82 +56,118 @@ type pyPeer struct {
 	exited  chan struct{} // closed when the process closed its stdout (it exited)
 }
 
-// startPy runs the driver with args and waits for its readiness line.
-func startPy(t *testing.T, args ...string) *pyPeer {
+// pyDriver is a running Python driver of testdata/ that prints JSON lines.
+type pyDriver struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stderr lockedBuffer  // read while the process may still write it
+	exited chan struct{} // closed when its stdout ended (it exited)
+	logs   []string      // its other output lines (Rust logs), read after exited
+}
+
+// startDriver runs testdata/script with args and hands every JSON line it
+// prints, decoded as an E, to event (called from one goroutine).
+func startDriver[E any](t *testing.T, script string, args []string, event func(E)) *pyDriver {
 	t.Helper()
 	py := peers.Python(t, "zenoh")
-	cmd := exec.Command(py, append([]string{"testdata/zenoh_peer.py"}, args...)...)
-	var stderr lockedBuffer // read while the process may still write it
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
+	d := &pyDriver{cmd: exec.Command(py, append([]string{"testdata/" + script}, args...)...), exited: make(chan struct{})}
+	d.cmd.Stderr = &d.stderr
+	var err error
+	if d.stdin, err = d.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := d.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
+	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &pyPeer{t: t, stdin: stdin, samples: make(chan pyEvent, 4096), live: make(chan pyEvent, 256), acks: make(chan pyEvent, 16)}
-	ready := make(chan pyEvent, 1)
-	readerDone := make(chan struct{})
-	p.exited = readerDone
-	var logs []string // non-JSON output (Rust logs), read after readerDone
 	go func() {
-		defer close(readerDone)
+		defer close(d.exited)
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
-			var ev pyEvent
+			var ev E
 			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-				logs = append(logs, sc.Text())
+				d.logs = append(d.logs, sc.Text())
 				continue
 			}
-			switch ev.Ev {
-			case "ready":
-				ready <- ev
-			case "sample":
-				p.samples <- ev
-			case "live":
-				p.live <- ev
-			default:
-				p.acks <- ev
-			}
+			event(ev)
 		}
 	}()
+	return d
+}
+
+// stop closes the driver's stdin (after writing last, if not empty) and
+// waits for it to exit, killing it after 10 s; it reports whether it exited
+// by itself, and with which status.
+func (d *pyDriver) stop(last string) (exitedAlone bool, err error) {
+	if last != "" {
+		_, _ = io.WriteString(d.stdin, last)
+	}
+	_ = d.stdin.Close()
+	exitedAlone = true
+	select {
+	case <-d.exited:
+	case <-time.After(10 * time.Second):
+		exitedAlone = false
+		_ = d.cmd.Process.Kill()
+		<-d.exited
+	}
 	waitDone := make(chan error, 1)
-	t.Cleanup(func() {
-		_, _ = io.WriteString(stdin, `{"op":"quit"}`+"\n")
-		_ = stdin.Close()
-		select {
-		case <-readerDone:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-readerDone
+	go func() { waitDone <- d.cmd.Wait() }()
+	select {
+	case err = <-waitDone:
+	case <-time.After(10 * time.Second):
+		exitedAlone = false
+		_ = d.cmd.Process.Kill()
+		err = <-waitDone
+	}
+	return exitedAlone, err
+}
+
+// output returns what the driver printed besides its events.
+func (d *pyDriver) output() string {
+	return "stderr:\n" + d.stderr.String() + "\nlog:\n" + strings.Join(d.logs, "\n")
+}
+
+// startPy runs the driver with args and waits for its readiness line.
+func startPy(t *testing.T, args ...string) *pyPeer {
+	t.Helper()
+	p := &pyPeer{t: t, samples: make(chan pyEvent, 4096), live: make(chan pyEvent, 256), acks: make(chan pyEvent, 16)}
+	ready := make(chan pyEvent, 1)
+	d := startDriver(t, "zenoh_peer.py", args, func(ev pyEvent) {
+		switch ev.Ev {
+		case "ready":
+			ready <- ev
+		case "sample":
+			p.samples <- ev
+		case "live":
+			p.live <- ev
+		default:
+			p.acks <- ev
 		}
-		go func() { waitDone <- cmd.Wait() }()
-		select {
-		case err := <-waitDone:
-			if err != nil {
-				t.Errorf("python peer exited with %v", err)
-			}
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-waitDone
+	})
+	p.stdin, p.exited = d.stdin, d.exited
+	t.Cleanup(func() {
+		alone, err := d.stop(`{"op":"quit"}` + "\n")
+		switch {
+		case !alone:
 			t.Error("python peer did not quit within 10 s")
+		case err != nil:
+			t.Errorf("python peer exited with %v", err)
 		}
 		if t.Failed() {
-			t.Logf("python stderr:\n%s\npython log:\n%s", stderr.String(), strings.Join(logs, "\n"))
+			t.Logf("python peer %s", d.output())
 		}
 	})
 	select {
 	case <-ready:
-	case <-readerDone:
-		t.Fatalf("python peer exited before ready: %s", stderr.String())
+	case <-d.exited:
+		t.Fatalf("python peer exited before ready: %s", d.stderr.String())
 	case <-time.After(30 * time.Second):
-		t.Fatalf("python peer not ready: %s", stderr.String())
+		t.Fatalf("python peer not ready: %s", d.stderr.String())
 	}
 	return p
 }

@@ -1,19 +1,13 @@
 package zenoh
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/hex"
-	"encoding/json"
-	"os/exec"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/afor-go/afor/internal/peers"
 )
 
 // scoutEvent is one JSON line printed by testdata/zenoh_scout.py.
@@ -30,52 +24,18 @@ type scoutEvent struct {
 // events. The process is stopped (stdin closed, then killed) at cleanup.
 func runScoutPy(t *testing.T, args ...string) <-chan scoutEvent {
 	t.Helper()
-	py := peers.Python(t, "zenoh")
-	cmd := exec.Command(py, append([]string{"testdata/zenoh_scout.py"}, args...)...)
-	var stderr lockedBuffer // read while the process may still write it
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	events := make(chan scoutEvent, 1024)
-	var logs []string
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		defer close(events)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			var ev scoutEvent
-			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-				logs = append(logs, sc.Text())
-				continue
-			}
-			select {
-			case events <- ev:
-			default: // nobody reads any more
-			}
+	d := startDriver(t, "zenoh_scout.py", args, func(ev scoutEvent) {
+		select {
+		case events <- ev:
+		default: // nobody reads any more
 		}
 	})
+	go func() { <-d.exited; close(events) }()
 	t.Cleanup(func() {
-		_ = stdin.Close()
-		done := make(chan struct{})
-		go func() { wg.Wait(); _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
+		_, _ = d.stop("")
 		if t.Failed() {
-			t.Logf("zenoh_scout.py output:\n%s\n%s", strings.Join(logs, "\n"), stderr.String())
+			t.Logf("zenoh_scout.py %s", d.output())
 		}
 	})
 	return events
