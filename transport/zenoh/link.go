@@ -71,6 +71,9 @@ type link struct {
 	born      time.Time     // when the link was made
 	gap       time.Duration // directGap (0: write directly whenever possible)
 	lastWrite atomic.Int64  // when the last write ended, in ns since born
+	rxAtWrite atomic.Uint64 // rxBatches then
+
+	rxBatches atomic.Uint64 // batches read
 
 	// Receive state, reader only.
 	rxSN      [2]uint64 // next SN expected on the best-effort and reliable channels
@@ -142,6 +145,7 @@ func (l *link) queue(ctx context.Context, msg []byte, more ...[]byte) error {
 			// just before: send it ourselves.
 			l.mu.Unlock()
 			err := l.writeDirect(msg, more)
+			l.wroteNow()
 			l.wmu.Unlock()
 			return err
 		}
@@ -171,25 +175,27 @@ func (l *link) queue(ctx context.Context, msg []byte, more ...[]byte) error {
 }
 
 // directGap is how long after the last write a message must come to be
-// written directly: a stream of messages is left to the writer, which
-// batches them (one system call per batch rather than per message), while
-// a message after a pause (a reply, a periodic publication) goes out at
-// once.
+// written directly, unless something was received since: a stream of
+// messages is left to the writer, which batches them (one system call per
+// batch rather than per message), while an answer to what came in, or a
+// message after a pause (a periodic publication), goes out at once.
 const directGap = 5 * time.Microsecond
 
-// directOK reports whether the last write ended at least directGap ago and
-// nobody is writing; then the caller holds l.wmu (l.mu held).
+// directOK reports whether the link is idle: something was received since
+// the last write or it ended at least directGap ago, and nobody is
+// writing. Then the caller holds l.wmu, and calls wroteNow after its write
+// (l.mu held).
 func (l *link) directOK() bool {
-	now := time.Since(l.born)
-	if now-time.Duration(l.lastWrite.Load()) < l.gap || !l.wmu.TryLock() {
-		return false
-	}
-	l.lastWrite.Store(int64(now))
-	return true
+	idle := l.rxBatches.Load() != l.rxAtWrite.Load() ||
+		time.Since(l.born)-time.Duration(l.lastWrite.Load()) >= l.gap
+	return idle && l.wmu.TryLock()
 }
 
-// wroteNow records the end of a write by the writer.
-func (l *link) wroteNow() { l.lastWrite.Store(int64(time.Since(l.born))) }
+// wroteNow records the end of a write (l.wmu held).
+func (l *link) wroteNow() {
+	l.lastWrite.Store(int64(time.Since(l.born)))
+	l.rxAtWrite.Store(l.rxBatches.Load())
+}
 
 // queueCtrl appends a control message without waiting for space; it is
 // used under Session.mu for declarations.
@@ -457,6 +463,7 @@ func (l *link) readLoop() {
 			deadlineSet = now
 		}
 		b, err := readBatch(l.br, buf)
+		l.rxBatches.Add(1)
 		if err != nil {
 			switch {
 			case errors.Is(err, os.ErrDeadlineExceeded):

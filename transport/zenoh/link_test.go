@@ -221,3 +221,46 @@ func TestDirectWriteLeavesRestToWriter(t *testing.T) {
 	l.close(-1, errLinkClosed)
 	l.s.wg.Wait()
 }
+
+// TestStreamIsBatched publishes small messages back to back: after the
+// first, they come too soon to be written directly, so the writer sends
+// them many to a batch.
+func TestStreamIsBatched(t *testing.T) {
+	a, b := pair(t, ModePeer)
+	ctx := testCtx(t)
+	const n = 5000
+	got := make(chan struct{})
+	count := 0
+	if _, err := b.DeclareSubscriber("stream/x", func(Sample) {
+		if count++; count == n {
+			close(got)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	p := publisher(t, a, "stream/x")
+	if err := p.WaitMatching(ctx); err != nil {
+		t.Fatal(err)
+	}
+	links := b.table.Load().all
+	if len(links) != 1 {
+		t.Fatalf("%d links", len(links))
+	}
+	before := links[0].rxBatches.Load()
+	msg := make([]byte, 8)
+	for range n {
+		if err := p.Put(ctx, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-got:
+	case <-ctx.Done():
+		t.Fatalf("received %d of %d", count, n)
+	}
+	if batches := links[0].rxBatches.Load() - before; batches > n/2 {
+		t.Fatalf("%d messages came in %d batches: not batched", n, batches)
+	} else {
+		t.Logf("%d messages in %d batches", n, batches)
+	}
+}
