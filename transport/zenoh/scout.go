@@ -537,9 +537,28 @@ func (sc *scouter) discover() {
 		locators := slices.Clone(h.Locators)
 		sc.s.wg.Go(func() {
 			defer sc.release(key)
+			if !sc.client && bytes.Compare(sc.s.cfg.ZID, zid) > 0 && !sc.letDialFirst(zid) {
+				return
+			}
 			sc.dial(zid, locators)
 		})
 	})
+}
+
+// letDialFirst waits half a scout period for the peer zid, whose ZID is
+// smaller than ours, to dial us first, as it does when it scouts too: two
+// peers that find each other at once then make one link instead of two,
+// one of which would be closed with whatever was sent on it. It reports
+// whether we still need to dial.
+func (sc *scouter) letDialFirst(zid []byte) bool {
+	t := time.NewTimer(sc.p.Period / 2)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-sc.s.ctx.Done():
+		return false
+	}
+	return !sc.linked(zid)
 }
 
 // linked reports whether the session has a link to zid (to any node when

@@ -257,9 +257,18 @@ func TestScoutPeersLinkAndExchange(t *testing.T) {
 	if s := recv(t, got); string(s.Payload) != "found you" || s.KeyExpr != "scout/x" {
 		t.Fatalf("got %+v", s)
 	}
-	// Both keep scouting; repeated HELLOs must not add links.
+	// Both keep scouting; repeated HELLOs must not add links. (When both
+	// dial at once, the two links are settled to one: wait for that.)
 	scoutFor(t, cfg, b.ZID())
 	scoutFor(t, cfg, a.ZID())
+	waitLinks(t, a, 1)
+	waitLinks(t, b, 1)
+	if err := p.Put(ctx, []byte("still here")); err != nil {
+		t.Fatal(err)
+	}
+	if s := recv(t, got); string(s.Payload) != "still here" {
+		t.Fatalf("got %+v", s)
+	}
 	if na, nb := linkCount(a), linkCount(b); na != 1 || nb != 1 {
 		t.Fatalf("links: a %d, b %d, want 1 each", na, nb)
 	}
