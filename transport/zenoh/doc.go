@@ -57,7 +57,8 @@
 // has sent RESPONSE_FINAL, the timeout passes or ctx ends. DeclareQueryable
 // hands each query to a handler as a *Query that may be answered later,
 // from any goroutine, any number of times (Reply, ReplyDelete, ReplyErr),
-// and ends with Finish; a query is finished anyway when its timeout passes,
+// and ends with Finish (or ReplyAndFinish, which sends the last reply and
+// the end together); a query is finished anyway when its timeout passes,
 // when its queryable is undeclared and when the session closes, so a
 // querier never waits for an answer that cannot come. NewServer and
 // NewClient wrap queries as an afor.Server and an afor.Client. As with
