@@ -232,6 +232,47 @@ func BenchmarkPingPong(b *testing.B) {
 	})
 }
 
+// flood publishes size-byte samples one way between two sessions over TCP
+// loopback, b.N of them, waits until all arrived (check sees each) and
+// returns how many it sent.
+func flood(b *testing.B, size int, check func(dataMsg)) int64 {
+	a := openT(b, Config{Listen: []string{"tcp/127.0.0.1:0"}})
+	c := openT(b, Config{Connect: a.ListenAddrs()})
+	var got, want atomic.Int64
+	want.Store(-1)
+	all := make(chan struct{})
+	if _, err := a.declareSubscriber("bench/flood", func(_ string, d dataMsg) {
+		if check != nil {
+			check(d)
+		}
+		if got.Add(1) == want.Load() {
+			close(all)
+		}
+	}, nil); err != nil {
+		b.Fatal(err)
+	}
+	p, err := c.DeclarePublisher("bench/flood")
+	if err != nil {
+		b.Fatal(err)
+	}
+	waitMatching(b, p)
+	ctx := context.Background()
+	payload := make([]byte, size)
+	b.ReportAllocs()
+	n := int64(0)
+	for b.Loop() {
+		if err := p.Put(ctx, payload); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	want.Store(n)
+	if got.Load() < n {
+		<-all
+	}
+	return n
+}
+
 // BenchmarkThroughput8B publishes 8-byte samples one way between two
 // sessions over TCP loopback (the writer batches them), next to raw TCP
 // writes of 8-byte records through a buffered writer.
@@ -268,40 +309,7 @@ func BenchmarkThroughput8B(b *testing.B) {
 		<-done
 	})
 	b.Run("zenoh-tcp", func(b *testing.B) {
-		a := openT(b, Config{Listen: []string{"tcp/127.0.0.1:0"}})
-		c := openT(b, Config{Connect: a.ListenAddrs()})
-		var got atomic.Int64
-		want := atomic.Int64{}
-		want.Store(-1)
-		all := make(chan struct{})
-		if _, err := a.declareSubscriber("bench/thr", func(string, dataMsg) {
-			if got.Add(1) == want.Load() {
-				close(all)
-			}
-		}, nil); err != nil {
-			b.Fatal(err)
-		}
-		p, err := c.DeclarePublisher("bench/thr")
-		if err != nil {
-			b.Fatal(err)
-		}
-		ctx := context.Background()
-		if err := p.WaitMatching(ctx); err != nil {
-			b.Fatal(err)
-		}
-		payload := make([]byte, 8)
-		b.ReportAllocs()
-		n := int64(0)
-		for b.Loop() {
-			if err := p.Put(ctx, payload); err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
-		want.Store(n)
-		if got.Load() < n {
-			<-all
-		}
+		n := flood(b, 8, nil)
 		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "msg/s")
 	})
 }
@@ -379,43 +387,11 @@ func BenchmarkThroughput1MiB(b *testing.B) {
 		<-done
 	})
 	b.Run("zenoh-tcp", func(b *testing.B) {
-		a := openT(b, Config{Listen: []string{"tcp/127.0.0.1:0"}})
-		c := openT(b, Config{Connect: a.ListenAddrs()})
-		var got atomic.Int64
-		want := atomic.Int64{}
-		want.Store(-1)
-		all := make(chan struct{})
-		if _, err := a.declareSubscriber("bench/big", func(_ string, d dataMsg) {
+		b.SetBytes(size)
+		flood(b, size, func(d dataMsg) {
 			if len(d.payload) != size {
 				panic("short sample")
 			}
-			if got.Add(1) == want.Load() {
-				close(all)
-			}
-		}, nil); err != nil {
-			b.Fatal(err)
-		}
-		p, err := c.DeclarePublisher("bench/big")
-		if err != nil {
-			b.Fatal(err)
-		}
-		ctx := context.Background()
-		if err := p.WaitMatching(ctx); err != nil {
-			b.Fatal(err)
-		}
-		payload := make([]byte, size)
-		b.SetBytes(size)
-		b.ReportAllocs()
-		n := int64(0)
-		for b.Loop() {
-			if err := p.Put(ctx, payload); err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
-		want.Store(n)
-		if got.Load() < n {
-			<-all
-		}
+		})
 	})
 }

@@ -150,17 +150,12 @@ func (l *link) queue(ctx context.Context, msg []byte, more ...[]byte) error {
 			return err
 		}
 		if len(l.pending) == 0 || len(l.pending)+size <= maxPending {
-			l.pending = append(l.pending, msg...)
-			l.bounds = append(l.bounds, len(l.pending))
+			l.push(msg)
 			for _, m := range more {
-				l.pending = append(l.pending, m...)
-				l.bounds = append(l.bounds, len(l.pending))
+				l.push(m)
 			}
 			l.mu.Unlock()
-			select {
-			case l.kick <- struct{}{}:
-			default:
-			}
+			l.kickWriter()
 			return nil
 		}
 		l.mu.Unlock()
@@ -201,13 +196,9 @@ func (l *link) wroteNow() {
 // used under Session.mu for declarations.
 func (l *link) queueCtrl(msg []byte) {
 	l.mu.Lock()
-	l.pending = append(l.pending, msg...)
-	l.bounds = append(l.bounds, len(l.pending))
+	l.push(msg)
 	l.mu.Unlock()
-	select {
-	case l.kick <- struct{}{}:
-	default:
-	}
+	l.kickWriter()
 }
 
 // queueOrDrop appends a relayed sample unless the queue is full, in which
@@ -219,14 +210,16 @@ func (l *link) queueOrDrop(msg []byte) bool {
 		l.mu.Unlock()
 		return false
 	}
+	l.push(msg)
+	l.mu.Unlock()
+	l.kickWriter()
+	return true
+}
+
+// push appends one network message to the transmit queue (l.mu held).
+func (l *link) push(msg []byte) {
 	l.pending = append(l.pending, msg...)
 	l.bounds = append(l.bounds, len(l.pending))
-	l.mu.Unlock()
-	select {
-	case l.kick <- struct{}{}:
-	default:
-	}
-	return true
 }
 
 // writeDirect frames msg and more in one FRAME and writes it without

@@ -109,13 +109,7 @@ func tokVisible(e *tokEntry, l *link) bool {
 // addTokenLocked records a token, announces it and queues the events.
 func (s *Session) addTokenLocked(e *tokEntry) {
 	s.tokens[e.id] = e
-	var scratch []byte
-	for l := range s.links {
-		if l.wantsDecl && tokVisible(e, l) {
-			scratch = appendDeclareToken(scratch[:0], nil, e.id, e.key)
-			l.queueCtrl(scratch)
-		}
-	}
+	s.declareLocked(appendDeclareToken(nil, nil, e.id, e.key), func(l *link) bool { return tokVisible(e, l) })
 	for _, ls := range s.lsubs {
 		if intersects(ls.key, e.key) {
 			s.livQueue = append(s.livQueue, livEvent{sub: ls, key: e.key, alive: true})
@@ -131,13 +125,7 @@ func (s *Session) removeTokenLocked(id uint32) {
 		return
 	}
 	delete(s.tokens, id)
-	var scratch []byte
-	for l := range s.links {
-		if l.wantsDecl && tokVisible(e, l) {
-			scratch = appendUndeclareToken(scratch[:0], e.id, e.key)
-			l.queueCtrl(scratch)
-		}
-	}
+	s.declareLocked(appendUndeclareToken(nil, e.id, e.key), func(l *link) bool { return tokVisible(e, l) })
 	for _, ls := range s.lsubs {
 		if intersects(ls.key, e.key) {
 			s.livQueue = append(s.livQueue, livEvent{sub: ls, key: e.key, alive: false})

@@ -445,13 +445,7 @@ func qablVisible(e *qablEntry, l *link) bool {
 // addQablLocked records a queryable and announces it.
 func (s *Session) addQablLocked(e *qablEntry) {
 	s.qabls[e.id] = e
-	var scratch []byte
-	for l := range s.links {
-		if l.wantsDecl && qablVisible(e, l) {
-			scratch = appendDeclareQueryable(scratch[:0], nil, e.id, e.key, e.complete)
-			l.queueCtrl(scratch)
-		}
-	}
+	s.declareLocked(appendDeclareQueryable(nil, nil, e.id, e.key, e.complete), func(l *link) bool { return qablVisible(e, l) })
 	s.notifyLocked()
 }
 
@@ -462,13 +456,7 @@ func (s *Session) removeQablLocked(id uint32) {
 		return
 	}
 	delete(s.qabls, id)
-	var scratch []byte
-	for l := range s.links {
-		if l.wantsDecl && qablVisible(e, l) {
-			scratch = appendUndeclareQueryable(scratch[:0], e.id)
-			l.queueCtrl(scratch)
-		}
-	}
+	s.declareLocked(appendUndeclareQueryable(nil, e.id), func(l *link) bool { return qablVisible(e, l) })
 	s.notifyLocked()
 }
 

@@ -510,14 +510,18 @@ func (s *Session) addEntryLocked(key string, origin *link, local *Subscriber) *s
 	// Route with the new entry before announcing it: a node that learns of
 	// it may publish at once, and its samples must find the entry.
 	s.rebuildLocked()
-	var scratch []byte
+	s.declareLocked(appendDeclareSubscriber(nil, nil, e.id, key), func(l *link) bool { return s.visible(e, l) })
+	return e
+}
+
+// declareLocked queues a declaration (or undeclaration) on every link that
+// takes our declarations and may see it.
+func (s *Session) declareLocked(msg []byte, visible func(*link) bool) {
 	for l := range s.links {
-		if l.wantsDecl && s.visible(e, l) {
-			scratch = appendDeclareSubscriber(scratch[:0], nil, e.id, key)
-			l.queueCtrl(scratch)
+		if l.wantsDecl && visible(l) {
+			l.queueCtrl(msg)
 		}
 	}
-	return e
 }
 
 // removeEntryLocked forgets a subscription and withdraws it. The caller
@@ -528,13 +532,7 @@ func (s *Session) removeEntryLocked(id uint32) {
 		return
 	}
 	delete(s.entries, id)
-	var scratch []byte
-	for l := range s.links {
-		if l.wantsDecl && s.visible(e, l) {
-			scratch = appendUndeclareSubscriber(scratch[:0], e.id)
-			l.queueCtrl(scratch)
-		}
-	}
+	s.declareLocked(appendUndeclareSubscriber(nil, e.id), func(l *link) bool { return s.visible(e, l) })
 }
 
 // rebuildLocked publishes a new routing snapshot and wakes waiters.

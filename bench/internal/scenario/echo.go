@@ -209,6 +209,16 @@ func NewEchoFloor(ctx context.Context, f Floor, size int) (*Echo, error) {
 		defer close(done)
 		_ = echoLoop(b) // ends when closeAll closes b
 	}()
+	return pipeEcho(a, func() error {
+		closeAll()
+		<-done
+		return nil
+	}), nil
+}
+
+// pipeEcho is an Echo whose round trip sends the counter on a and reads
+// the answer from it.
+func pipeEcho(a pipe, close func() error) *Echo {
 	return &Echo{
 		roundTrip: func(_ context.Context, seq uint64) (uint64, error) {
 			if err := a.Send(Msg{Seq: seq}); err != nil {
@@ -217,12 +227,8 @@ func NewEchoFloor(ctx context.Context, f Floor, size int) (*Echo, error) {
 			m, err := a.Recv()
 			return m.Seq, err
 		},
-		close: func() error {
-			closeAll()
-			<-done
-			return nil
-		},
-	}, nil
+		close: close,
+	}
 }
 
 // RoundTrip sends the next counter from A and waits for B's answer (two

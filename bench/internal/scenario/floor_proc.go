@@ -66,16 +66,7 @@ func newEchoProcFloor(ctx context.Context, size int) (*Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Echo{
-		roundTrip: func(_ context.Context, seq uint64) (uint64, error) {
-			if err := a.Send(Msg{Seq: seq}); err != nil {
-				return 0, err
-			}
-			m, err := a.Recv()
-			return m.Seq, err
-		},
-		close: stop,
-	}, nil
+	return pipeEcho(a, stop), nil
 }
 
 // newProcFloorStream is NewFloorStream over the tcp-proc floor: the child
