@@ -419,10 +419,14 @@ func (r *reader) request(h byte, m *Request) error {
 				}
 				m.Budget = uint32(e.Value)
 			case extReqTimeout:
+				// Peers send u64::MAX ms for "no timeout" (rmw_zenoh's
+				// history queries and action get_result calls): a value
+				// past what a Duration holds saturates instead of failing.
 				if e.Value > uint64(math.MaxInt64/int64(time.Millisecond)) {
-					return false, fmt.Errorf("%w: timeout %d", ErrOverflow, e.Value)
+					m.Timeout = time.Duration(math.MaxInt64)
+				} else {
+					m.Timeout = time.Duration(e.Value) * time.Millisecond
 				}
-				m.Timeout = time.Duration(e.Value) * time.Millisecond
 			default:
 				return m.netExt(key, e, lim)
 			}

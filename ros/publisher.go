@@ -1,0 +1,104 @@
+package ros
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/afor-go/afor/ros/cdr"
+	"github.com/afor-go/afor/ros/internal/rmw"
+)
+
+// Publisher publishes messages of a generated type T on a topic. It is safe
+// for concurrent use. Create one with [NewPublisher].
+type Publisher[T any, PT interface {
+	*T
+	cdr.Message
+}] struct {
+	node    *Node
+	topic   string
+	pub     rmw.Publisher
+	untrack func()
+
+	mu     sync.Mutex // guards buf and closed
+	buf    []byte     // reused for every payload
+	closed bool
+}
+
+// NewPublisher creates a publisher of messages of type T (a generated
+// message such as std_msgs.String) on topic, a name resolved by the node
+// (see [Node.ResolveTopicName]). An invalid topic name is an error matching
+// ErrInvalidName, an invalid qos one matching ErrInvalidQoS.
+//
+//	pub, err := ros.NewPublisher[std_msgs.String](node, "chatter", ros.QoSDefault)
+func NewPublisher[T any, PT interface {
+	*T
+	cdr.Message
+}](n *Node, topic string, qos QoS) (*Publisher[T, PT], error) {
+	if err := n.checkOpen(); err != nil {
+		return nil, err
+	}
+	full, err := n.ResolveTopicName(topic)
+	if err != nil {
+		return nil, err
+	}
+	if err := qos.Validate(); err != nil {
+		return nil, fmt.Errorf("ros: publisher on %s: %w", full, err)
+	}
+	var zero T
+	t := messageType(PT(&zero))
+	n.warnOtherTypes(full, t.Name)
+	rp, err := n.rn.CreatePublisher(full, t, qos.rmw())
+	if err != nil {
+		return nil, fmt.Errorf("ros: publisher on %s: %w", full, err)
+	}
+	p := &Publisher[T, PT]{node: n, topic: full, pub: rp}
+	p.mu.Lock() // Close waits for untrack to be set
+	defer p.mu.Unlock()
+	untrack, err := n.track(p.Close)
+	if err != nil {
+		_ = rp.Close()
+		return nil, err
+	}
+	p.untrack = untrack
+	return p, nil
+}
+
+// Topic returns the fully qualified topic name.
+func (p *Publisher[T, PT]) Topic() string { return p.topic }
+
+// GID returns the publisher's GID, as subscribers see it in [MessageInfo].
+func (p *Publisher[T, PT]) GID() GID { return GID(p.pub.GID()) }
+
+// Publish encodes msg and publishes it. It does not keep msg. Encoding
+// reuses one buffer per publisher, so publishing allocates nothing in the
+// steady state (beyond what the middleware does).
+func (p *Publisher[T, PT]) Publish(ctx context.Context, msg *T) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return fmt.Errorf("ros: publish on %s: %w", p.topic, ErrClosed)
+	}
+	buf, err := PT(msg).AppendCDR(p.buf[:0])
+	if err != nil {
+		return fmt.Errorf("ros: publish on %s: %w", p.topic, err)
+	}
+	p.buf = buf
+	if err := p.pub.Publish(ctx, buf); err != nil {
+		return fmt.Errorf("ros: publish on %s: %w", p.topic, err)
+	}
+	return nil
+}
+
+// Close removes the publisher from the graph. Close is idempotent.
+func (p *Publisher[T, PT]) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	p.mu.Unlock()
+	p.untrack()
+	return p.pub.Close()
+}
