@@ -17,6 +17,22 @@
 // values. Transports (package transport/mem, transport/zenoh, ...) only call
 // Input; they never reimplement waiting or queueing.
 //
+// # Cancellation
+//
+// Every call that takes a ctx follows one rule: a ctx that has already ended
+// means no more work. Such a call returns ctx's error at once and does
+// nothing else, even when it could have succeeded without waiting:
+// [Sub.WaitForValue] returns ctx's error although a value is held, a
+// [Sub.Listen] or [Sub.ListenReliable] loop yields nothing (not even the held
+// value), [Listener.Next] and [Waiter.Wait] take nothing, [Client.Call] sends
+// nothing, [SoftWaitFor] and [SoftTimeout] do not run their function, and a
+// transport's publisher sends nothing. Nothing is consumed either: the held
+// value, a listener's queue and a server's unanswered requests stay for the
+// next call with a live ctx. A ctx that ends during a call ends it with ctx's
+// error; a loop checks its ctx before each iteration, so it yields nothing
+// after its ctx ended, even values already queued. When a call sees both a
+// value and the end of its ctx while waiting, the value wins.
+//
 // This package ports the Python library asyncio_for_robotics to Go: a Python
 // "await sub.wait_for_next()" becomes "v, err := sub.WaitForNext(ctx)", and
 // "async for msg in sub.listen_reliable()" becomes
@@ -24,6 +40,7 @@
 package afor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -78,3 +95,16 @@ type panicError struct{ value any }
 func (e *panicError) Error() string { return fmt.Sprintf("afor: callback panicked: %v", e.value) }
 
 func (e *panicError) Unwrap() error { return ErrCallbackPanic }
+
+// ctxDone returns ctx's error if ctx has ended, without blocking: the check
+// every blocking call makes before doing any work.
+func ctxDone(ctx context.Context) error {
+	if done := ctx.Done(); done != nil {
+		select {
+		case <-done:
+			return ctx.Err()
+		default:
+		}
+	}
+	return nil
+}

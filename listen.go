@@ -25,8 +25,10 @@ func Fresh() ListenOption { return func(o *listenOptions) { o.fresh = true } }
 // QueueSize bounds a reliable listener's queue to n values; when a value
 // arrives at a full queue the oldest queued value is dropped and counted.
 // 0 means unbounded. It has no effect on [Sub.Listen], whose queue holds one.
+// A negative n is a programming error: QueueSize panics.
 func QueueSize(n int) ListenOption {
-	return func(o *listenOptions) { o.queue, o.hasQueue = max(n, 0), true }
+	checkQueueSize("QueueSize", n)
+	return func(o *listenOptions) { o.queue, o.hasQueue = n, true }
 }
 
 // Listen returns a latest-value loop over the sub: each iteration yields the
@@ -62,7 +64,7 @@ func (s *Sub[T]) Listener(ctx context.Context, opts ...ListenOption) *Listener[T
 		opt(&o)
 	}
 	if !o.hasQueue {
-		o.queue = s.defQueue
+		o.queue = s.defaultQueue()
 	}
 	return s.listener(ctx, o)
 }
@@ -81,9 +83,16 @@ func (s *Sub[T]) listener(ctx context.Context, o listenOptions) *Listener[T] {
 		notify: make(chan struct{}, 1),
 	}
 	s.mu.Lock()
-	if s.closed {
+	switch {
+	case ctxDone(ctx) != nil:
+		// A loop whose ctx already ended yields nothing and takes nothing
+		// (a server's backlog stays for the next listener).
+		l.ended, l.endErr = true, ctx.Err()
+		s.mu.Unlock()
+		return l
+	case s.closed:
 		l.ended, l.endErr = true, closedErr(s.err)
-	} else {
+	default:
 		// copy on write: Input wakes a snapshot of the list after unlocking
 		s.listeners = append(slices.Clip(s.listeners), l)
 	}
@@ -147,7 +156,7 @@ func (l *Listener[T]) push(v T) (old T, dropped bool) {
 				l.head = 0
 			}
 			if l.dropped.Add(1) == 1 && !l.latest {
-				l.sub.logger.Warn("afor: listener queue full, dropping oldest values", "sub", l.sub.String(), "queue", l.limit)
+				l.sub.log().Warn("afor: listener queue full, dropping oldest values", "sub", l.sub.String(), "queue", l.limit)
 			}
 			return old, true
 		}
@@ -228,12 +237,21 @@ func (l *Listener[T]) stop(err error) {
 }
 
 // Next returns the next queued value, waiting for one if needed. It returns
-// ctx's error when ctx ends, the registration ctx's error when that ended,
-// and an error matching [ErrClosed] once the listener was stopped or its sub
-// closed and the queue is empty.
+// ctx's error when ctx ends or had ended (taking nothing from the queue), the
+// registration ctx's error when that ended, and an error matching
+// [ErrClosed] once the listener was stopped or its sub closed and the queue
+// is empty.
 func (l *Listener[T]) Next(ctx context.Context) (T, error) {
 	s := l.sub
 	done := ctx.Done()
+	if done != nil {
+		select {
+		case <-done:
+			var zero T
+			return zero, ctx.Err()
+		default:
+		}
+	}
 	for {
 		s.mu.Lock()
 		if l.n > 0 {

@@ -2,6 +2,7 @@ package afor
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -15,8 +16,9 @@ import (
 // own bounded queue, so a slow consumer loses values (counted) instead of
 // slowing the producer or the other consumers.
 //
-// The zero value is not usable; create one with [NewSub]. All methods are safe
-// for concurrent use.
+// The zero value is an open Sub with no value and default options, ready to
+// use; [NewSub] creates one with options. A Sub must not be copied after
+// first use. All methods are safe for concurrent use.
 type Sub[T any] struct {
 	name   string
 	logger *slog.Logger
@@ -24,7 +26,8 @@ type Sub[T any] struct {
 	// keepBacklog keeps the values that arrive while no consumer is
 	// registered, for the first listener (servers must not lose requests).
 	keepBacklog bool
-	defQueue    int // default ListenReliable queue size
+	defQueue    int  // default ListenReliable queue size, if queueSet
+	queueSet    bool // false in the zero value: DefaultQueueSize
 
 	closedFlag atomic.Bool
 	callbacks  atomic.Pointer[[]*callback[T]]
@@ -40,7 +43,7 @@ type Sub[T any] struct {
 	closed    bool
 	err       error
 	hooks     []*hook
-	done      chan struct{}
+	done      chan struct{} // made on first use, so that the zero value works
 }
 
 type callback[T any] struct{ f func(T) }
@@ -63,13 +66,21 @@ type options struct {
 func WithName(name string) Option { return func(o *options) { o.name = name } }
 
 // WithLogger sets the logger for warnings such as a first queue overflow.
-// The default discards nothing and uses [slog.Default].
+// The default is [slog.Default].
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
 // WithDefaultQueueSize sets the queue size that [Sub.ListenReliable] uses when
-// the caller gives no [QueueSize]. The default is 10; 0 means unbounded.
+// the caller gives no [QueueSize]. The default is [DefaultQueueSize]; 0 means
+// unbounded. A negative n is a programming error: WithDefaultQueueSize panics.
 func WithDefaultQueueSize(n int) Option {
-	return func(o *options) { o.defQueue, o.hasQueue = max(n, 0), true }
+	checkQueueSize("WithDefaultQueueSize", n)
+	return func(o *options) { o.defQueue, o.hasQueue = n, true }
+}
+
+func checkQueueSize(fn string, n int) {
+	if n < 0 {
+		panic(fmt.Sprintf("afor: %s(%d): negative queue size (0 means unbounded)", fn, n))
+	}
 }
 
 // withOnDrop registers f for values a consumer lost (used by Server).
@@ -99,16 +110,40 @@ func NewSub[T any](opts ...Option) *Sub[T] {
 		name:     o.name,
 		logger:   o.logger,
 		defQueue: o.defQueue,
+		queueSet: true,
 		done:     make(chan struct{}),
-	}
-	if s.logger == nil {
-		s.logger = slog.Default()
 	}
 	if f, ok := o.onDrop.(func(T)); ok {
 		s.onDrop = f
 	}
 	s.keepBacklog = o.backlog
 	return s
+}
+
+// log returns the sub's logger: the one given with [WithLogger], or
+// [slog.Default] (looked up when used, so that the zero value logs too).
+func (s *Sub[T]) log() *slog.Logger {
+	if s.logger == nil {
+		return slog.Default()
+	}
+	return s.logger
+}
+
+// defaultQueue returns the queue size of a ListenReliable without QueueSize.
+func (s *Sub[T]) defaultQueue() int {
+	if !s.queueSet {
+		return DefaultQueueSize
+	}
+	return s.defQueue
+}
+
+// doneLocked returns the channel closed on Close (s.mu held), making it on
+// first use.
+func (s *Sub[T]) doneLocked() chan struct{} {
+	if s.done == nil {
+		s.done = make(chan struct{})
+	}
+	return s.done
 }
 
 // String returns the sub's name.
@@ -175,7 +210,7 @@ func (s *Sub[T]) Input(v T) bool {
 func (s *Sub[T]) runCallbacks(cbs []*callback[T], v T) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			s.logger.Error("afor: OnInput callback panicked; closing sub", "sub", s.String(), "panic", r)
+			s.log().Error("afor: OnInput callback panicked; closing sub", "sub", s.String(), "panic", r)
 			s.CloseWithError(&panicError{value: r})
 			ok = false
 		}
@@ -266,7 +301,7 @@ func (s *Sub[T]) CloseWithError(err error) {
 	for _, w := range waiters {
 		w.end(endErr)
 	}
-	close(s.done)
+	close(s.doneLocked())
 	s.mu.Unlock()
 	for _, x := range lost {
 		s.onDrop(x)
@@ -277,7 +312,11 @@ func (s *Sub[T]) CloseWithError(err error) {
 }
 
 // Done returns a channel that is closed when the sub closes.
-func (s *Sub[T]) Done() <-chan struct{} { return s.done }
+func (s *Sub[T]) Done() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.doneLocked()
+}
 
 // Err returns nil while the sub is open or after a plain [Sub.Close], and the
 // reason it ended otherwise (a transport failure, a panicking callback, a
@@ -316,10 +355,17 @@ func (s *Sub[T]) Stats() Stats {
 }
 
 // WaitForValue returns the latest value at once if the sub ever received
-// one, else waits for the first. It returns ctx's error when ctx ends first,
-// and an error matching [ErrClosed] when the sub closes first. On a [Server],
-// it takes the oldest request that arrived while nobody listened, if any.
+// one, else waits for the first. It returns ctx's error when ctx ends first
+// (or had ended: see "Cancellation" in the package doc), and an error
+// matching [ErrClosed] when the sub closes first. On a [Server], it takes the
+// oldest request that arrived while nobody listened, if any.
 func (s *Sub[T]) WaitForValue(ctx context.Context) (T, error) {
+	if err := ctxDone(ctx); err != nil {
+		var zero T
+		return zero, err
+	}
+	// Checking for a value and arming the waiter is one step under s.mu: an
+	// Input landing between the two would be neither seen nor waited for.
 	s.mu.Lock()
 	if len(s.backlog) > 0 {
 		v := s.backlog[0]
@@ -332,8 +378,11 @@ func (s *Sub[T]) WaitForValue(ctx context.Context) (T, error) {
 		s.mu.Unlock()
 		return v, nil
 	}
+	w := s.armLocked(ctx, false)
+	registered := !w.ended
 	s.mu.Unlock()
-	return s.ArmNext(ctx).Wait(ctx)
+	w.watchArmCtx(ctx, registered)
+	return w.Wait(ctx)
 }
 
 // WaitForNew returns the newest value received after the call: if several
@@ -358,20 +407,35 @@ func (s *Sub[T]) ArmNext(ctx context.Context) *Waiter[T] { return s.arm(ctx, fal
 func (s *Sub[T]) ArmNew(ctx context.Context) *Waiter[T] { return s.arm(ctx, true) }
 
 func (s *Sub[T]) arm(ctx context.Context, newest bool) *Waiter[T] {
-	w := &Waiter[T]{sub: s, newest: newest, ready: make(chan struct{}, 1), armDone: ctx.Done()}
 	s.mu.Lock()
-	if s.closed {
-		w.endErr = closedErr(s.err)
-		w.ended = true
-		s.mu.Unlock()
-		return w
-	}
-	s.waiters = append(s.waiters, w)
+	w := s.armLocked(ctx, newest)
+	registered := !w.ended
 	s.mu.Unlock()
-	if ctx.Done() != nil {
-		w.stopCtx = context.AfterFunc(ctx, func() { w.cancel(ctx.Err()) })
+	w.watchArmCtx(ctx, registered)
+	return w
+}
+
+// armLocked creates a waiter and registers it (s.mu held). A waiter armed
+// with a ctx that already ended, or on a closed sub, is ended at once.
+func (s *Sub[T]) armLocked(ctx context.Context, newest bool) *Waiter[T] {
+	w := &Waiter[T]{sub: s, newest: newest, ready: make(chan struct{}, 1), armDone: ctx.Done()}
+	switch {
+	case ctxDone(ctx) != nil:
+		w.ended, w.endErr = true, ctx.Err()
+	case s.closed:
+		w.ended, w.endErr = true, closedErr(s.err)
+	default:
+		s.waiters = append(s.waiters, w)
 	}
 	return w
+}
+
+// watchArmCtx unregisters a registered waiter when its arming ctx ends
+// (called without s.mu: AfterFunc may run the function at once).
+func (w *Waiter[T]) watchArmCtx(ctx context.Context, registered bool) {
+	if registered && ctx.Done() != nil {
+		w.stopCtx = context.AfterFunc(ctx, func() { w.cancel(ctx.Err()) })
+	}
 }
 
 // Waiter is an armed wait for one value; see [Sub.ArmNext].
@@ -431,11 +495,18 @@ func (w *Waiter[T]) cancel(err error) {
 }
 
 // Wait blocks until the armed value is there, ctx ends, the waiter's arming
-// ctx ends, or the sub closes. A value that arrived before ctx ended is
-// returned even if ctx has ended since. After Wait returns, the waiter is
+// ctx ends, or the sub closes. Called with a ctx that already ended, it
+// returns ctx's error and takes nothing (see "Cancellation" in the package
+// doc): the waiter stops waiting, but a value it already holds is returned by
+// a later Wait with a live ctx. Otherwise, after Wait returns, the waiter is
 // unregistered and later calls return the same result.
 func (w *Waiter[T]) Wait(ctx context.Context) (T, error) {
 	s := w.sub
+	if err := ctxDone(ctx); err != nil {
+		w.cancel(err)
+		var zero T
+		return zero, err
+	}
 	for {
 		s.mu.Lock()
 		if w.has {

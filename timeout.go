@@ -11,10 +11,15 @@ import (
 // passed, the error matches [ErrSoftTimeout] (and context.DeadlineExceeded),
 // so the caller can tell a timeout from a real failure. If ctx itself ended,
 // ctx's error is returned instead: an outer cancellation is never reported
-// as a soft timeout. fn must return when its context ends.
+// as a soft timeout, and fn does not run if ctx had already ended. fn must
+// return when its context ends.
 //
 // This is the Go form of Python's afor.soft_wait_for.
 func SoftWaitFor[T any](ctx context.Context, d time.Duration, fn func(context.Context) (T, error)) (T, error) {
+	if err := ctxDone(ctx); err != nil {
+		var zero T
+		return zero, err
+	}
 	inner, cancel := context.WithTimeoutCause(ctx, d, ErrSoftTimeout)
 	defer cancel()
 	v, err := fn(inner)
@@ -33,10 +38,14 @@ func SoftWaitFor[T any](ctx context.Context, d time.Duration, fn func(context.Co
 // SoftTimeout runs fn with a context that ends after d and reports whether
 // that soft deadline cut it short. A timeout is not an error: it returns
 // (true, nil) when fn returned a context error because of it. It returns
-// ctx's error when ctx itself ended, and fn's error otherwise.
+// ctx's error when ctx itself ended (without running fn if it had already
+// ended), and fn's error otherwise.
 //
 // This is the Go form of Python's "async with afor.soft_timeout(d)".
 func SoftTimeout(ctx context.Context, d time.Duration, fn func(context.Context) error) (timedOut bool, err error) {
+	if err := ctxDone(ctx); err != nil {
+		return false, err
+	}
 	inner, cancel := context.WithTimeoutCause(ctx, d, ErrSoftTimeout)
 	defer cancel()
 	err = fn(inner)

@@ -124,8 +124,24 @@ func eventually(t *testing.T, what string, d time.Duration, cond func() bool) {
 	}
 }
 
-// RunPubSub runs the publish/subscribe conformance suite (design.md's
-// checklist, items 1 to 11) against a transport.
+// RunPubSub runs the publish/subscribe conformance suite against a
+// transport, one subtest per behaviour:
+//
+//   - WaitForValue: a published value is returned, again and again;
+//   - WaitForNew: nothing new times out; armed before a publish, returns it;
+//   - WaitForNext: armed, then a burst: exactly the first of the burst;
+//   - ListenSkipsToLatest: Listen in lock-step yields every value, first
+//     the held one, and with two publishes per step only the latest;
+//   - ListenReliableTooFast: ListenReliable yields every value in order;
+//   - Freshness: without Fresh a loop starts with the held value, with it
+//     it waits;
+//   - OverflowDropsOldest: a full queue drops the oldest and counts it;
+//   - CloseWakesWaitsAndEndsLoops: Close wakes waits with ErrClosed and
+//     ends loops; Input after Close is refused;
+//   - Unregister: a broken loop, a cancelled ctx and an abandoned waiter
+//     leave nothing registered;
+//   - SlowConsumerDoesNotBlock: a slow consumer blocks neither the
+//     producer nor the other consumers.
 func RunPubSub(t *testing.T, ps PubSub) {
 	ps.defaults()
 
@@ -368,8 +384,17 @@ type ReqRep struct {
 	Synctest bool
 }
 
-// RunReqRep runs the request/reply conformance suite (design.md's item 13)
-// against a transport.
+// RunReqRep runs the request/reply conformance suite against a transport,
+// one subtest per behaviour:
+//
+//   - DeferredReply: a server answers later, from another goroutine;
+//   - ConcurrentOutOfOrder: concurrent calls answered out of order reach
+//     the right callers;
+//   - RespondTwiceAndFail: a second answer fails with ErrAlreadyResponded,
+//     and Fail reaches the caller as an error;
+//   - CallCancelled: cancelling a call's ctx returns at once;
+//   - NoServer: a call with no server fails (ErrNoServer) or ends with its
+//     ctx, never hangs.
 func RunReqRep(t *testing.T, rr ReqRep) {
 	if rr.Timeout == 0 {
 		rr.Timeout = 5 * time.Second

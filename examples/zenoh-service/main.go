@@ -4,6 +4,9 @@
 //
 //	go run ./examples/zenoh-service -role server -listen tcp/127.0.0.1:7448
 //	go run ./examples/zenoh-service -role client -connect tcp/127.0.0.1:7448
+//
+// Started with an endpoint nobody listens on, the client says so at once
+// (the session is opened with ConnectExitOnFailure).
 package main
 
 import (
@@ -46,7 +49,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	s, err := zenoh.Open(ctx, zenoh.Config{Listen: split(*listen), Connect: split(*connect)})
+	// A Connect endpoint that cannot be reached is an error here, not a
+	// warning: the client would otherwise wait for a server in vain.
+	s, err := zenoh.Open(ctx, zenoh.Config{Listen: split(*listen), Connect: split(*connect), ConnectExitOnFailure: true})
 	if err != nil {
 		return err
 	}
@@ -59,7 +64,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		defer server.Close()
-		fmt.Fprintln(out, "serving", *key)
+		fmt.Fprintln(out, "serving", *key, "on", strings.Join(s.ListenAddrs(), ","))
 		n := 0
 		for req := range server.ListenReliable(ctx) {
 			go answerLater(req)

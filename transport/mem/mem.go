@@ -24,6 +24,11 @@ import (
 // ErrClosed is returned when using a closed [Bus].
 var ErrClosed = errors.New("mem: bus closed")
 
+// ErrTypeMismatch is returned by [Publish] when subscribers match the key
+// but none of them takes values of the published type, so the value reached
+// nobody.
+var ErrTypeMismatch = errors.New("mem: no matching subscriber takes this type")
+
 // Bus is an in-process message bus. The zero value is not usable; create one
 // with [NewBus].
 type Bus struct {
@@ -102,12 +107,10 @@ func (b *Bus) bump() {
 	b.changed = make(chan struct{})
 }
 
+// parseKey validates a canonical key expression; the error is keyexpr's,
+// which names the canonical form of a non-canonical expression.
 func parseKey(key string) (keyexpr.KeyExpr, error) {
-	k, err := keyexpr.New(key)
-	if err != nil {
-		return keyexpr.KeyExpr{}, fmt.Errorf("mem: %w", err)
-	}
-	return k, nil
+	return keyexpr.New(key)
 }
 
 // Subscribe returns a sub that receives every value of type T published on a
@@ -130,16 +133,20 @@ func Subscribe[T any](b *Bus, key string, opts ...afor.Option) (*afor.Sub[T], er
 
 // Publisher publishes values of type T on one key expression.
 type Publisher[T any] struct {
-	bus   *Bus
-	key   keyexpr.KeyExpr
-	cache atomic.Pointer[route[T]]
-	mu    sync.Mutex // serializes route rebuilds
+	bus    *Bus
+	key    keyexpr.KeyExpr
+	cache  atomic.Pointer[route[T]]
+	mu     sync.Mutex // serializes route rebuilds
+	warned atomic.Bool
 }
 
 // route is a publisher's cached list of matching subscribers.
 type route[T any] struct {
 	version uint64
 	subs    []*afor.Sub[T]
+	// others counts the subscribers on intersecting keys that take another
+	// type than T.
+	others int
 }
 
 // NewPublisher returns a publisher on key.
@@ -154,9 +161,22 @@ func NewPublisher[T any](b *Bus, key string) (*Publisher[T], error) {
 // Key returns the publisher's key expression.
 func (p *Publisher[T]) Key() string { return p.key.String() }
 
-// Publish delivers v to every matching subscriber and returns how many took
-// it. It never blocks and does not allocate once the route is cached.
+// Publish delivers v to every matching subscriber of type T and returns how
+// many took it. It never blocks and does not allocate once the route is
+// cached. Subscribers of another type on intersecting keys do not take v: if
+// they are the only ones, v reaches nobody, and the publisher logs a warning
+// the first time ([Publish] returns [ErrTypeMismatch] instead).
 func (p *Publisher[T]) Publish(v T) int {
+	n, err := p.publish(v)
+	if err != nil && !p.warned.Swap(true) {
+		p.bus.logger.Warn("mem: published value reached nobody", "err", err)
+	}
+	return n
+}
+
+// publish is Publish, reporting a value lost to a type mismatch as an error
+// matching ErrTypeMismatch.
+func (p *Publisher[T]) publish(v T) (int, error) {
 	r := p.cache.Load()
 	if r == nil || r.version != p.bus.version.Load() {
 		r = p.rebuild()
@@ -167,7 +187,10 @@ func (p *Publisher[T]) Publish(v T) int {
 			n++
 		}
 	}
-	return n
+	if n == 0 && r.others > 0 {
+		return 0, fmt.Errorf("%w: %d subscriber(s) intersecting %s take another type than %T", ErrTypeMismatch, r.others, p.key, v)
+	}
+	return n, nil
 }
 
 func (p *Publisher[T]) rebuild() *route[T] {
@@ -177,8 +200,13 @@ func (p *Publisher[T]) rebuild() *route[T] {
 	b.mu.Lock()
 	r := &route[T]{version: b.version.Load()}
 	for _, e := range b.subs {
-		if s, ok := e.target.(*afor.Sub[T]); ok && e.key.Intersects(p.key) {
+		if !e.key.Intersects(p.key) {
+			continue
+		}
+		if s, ok := e.target.(*afor.Sub[T]); ok {
 			r.subs = append(r.subs, s)
+		} else {
+			r.others++
 		}
 	}
 	b.mu.Unlock()
@@ -186,13 +214,15 @@ func (p *Publisher[T]) rebuild() *route[T] {
 	return r
 }
 
-// Publish is a one-shot [Publisher.Publish] on key.
+// Publish is a one-shot [Publisher.Publish] on key. When subscribers match
+// key but none of them takes T (a mem.Subscribe[float64] beside a Publish of
+// the int 1, say), v reaches nobody and the error matches [ErrTypeMismatch].
 func Publish[T any](b *Bus, key string, v T) (int, error) {
 	p, err := NewPublisher[T](b, key)
 	if err != nil {
 		return 0, err
 	}
-	return p.Publish(v), nil
+	return p.publish(v)
 }
 
 // NewServer returns a server for requests of type Req sent by clients whose
@@ -256,6 +286,13 @@ func (r *requester[Req, Res]) Send(ctx context.Context, req Req, reply func(Res,
 }
 
 func (r *requester[Req, Res]) WaitReady(ctx context.Context) error {
+	if done := ctx.Done(); done != nil {
+		select {
+		case <-done:
+			return ctx.Err() // a ctx that already ended means no more work
+		default:
+		}
+	}
 	for {
 		srv, changed := r.find()
 		if srv != nil {

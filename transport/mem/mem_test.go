@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
 	"testing"
 	"testing/synctest"
 
@@ -132,6 +134,24 @@ func TestInvalidKeys(t *testing.T) {
 			t.Errorf("NewPublisher(%q) err = %v", k, err)
 		}
 	}
+	// One prefix, and the canonical form named.
+	_, err := mem.Subscribe[int](bus, "a/**/**")
+	if msg := err.Error(); strings.Count(msg, ":") > 3 || !strings.HasPrefix(msg, `keyexpr: invalid key expression "a/**/**"`) || !strings.Contains(msg, `"a/**"`) {
+		t.Errorf("error %q: want one prefix and the canonical form", msg)
+	}
+}
+
+func TestWaitForServerCancelledCtx(t *testing.T) {
+	bus := mem.NewBus()
+	defer bus.Close()
+	srv, _ := mem.NewServer[int, int](bus, "add/one")
+	defer srv.Close()
+	cli, _ := mem.NewClient[int, int](bus, "add/one")
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := cli.WaitForServer(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("WaitForServer with a cancelled ctx and a server there: %v, want context.Canceled", err)
+	}
 }
 
 func TestWaitForServer(t *testing.T) {
@@ -198,4 +218,24 @@ func Example() {
 	v, _ := w.Wait(ctx)
 	fmt.Println(v)
 	// Output: ok
+}
+
+func TestPublishTypeMismatch(t *testing.T) {
+	bus := mem.NewBus(mem.WithLogger(slog.New(slog.DiscardHandler)))
+	defer bus.Close()
+	vel, _ := mem.Subscribe[float64](bus, "vel")
+	n, err := mem.Publish(bus, "vel", 1) // an int, not a float64
+	if n != 0 || !errors.Is(err, mem.ErrTypeMismatch) {
+		t.Fatalf("Publish(int) beside a float64 subscriber = %d, %v; want 0, ErrTypeMismatch", n, err)
+	}
+	if _, ok := vel.Value(); ok {
+		t.Fatal("the float64 subscriber received an int")
+	}
+	if n, err := mem.Publish(bus, "vel", 1.0); n != 1 || err != nil {
+		t.Fatalf("Publish(float64) = %d, %v; want 1, nil", n, err)
+	}
+	// Nobody at all on the key is not a mismatch.
+	if n, err := mem.Publish(bus, "other", 1); n != 0 || err != nil {
+		t.Fatalf("Publish on a key nobody subscribes = %d, %v; want 0, nil", n, err)
+	}
 }

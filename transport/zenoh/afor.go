@@ -130,6 +130,9 @@ func NewClient[Req, Res any](s *Session, key string, reqCodec afor.Codec[Req], r
 	if err != nil {
 		return nil, err
 	}
+	if s.ctx.Err() != nil {
+		return nil, ErrSessionClosed
+	}
 	all := append([]GetOption{WithConsolidation(ConsolidationNone)}, opts...)
 	return afor.NewClient[Req, Res](&requester[Req, Res]{s: s, key: key, req: reqCodec, res: resCodec, opts: all}), nil
 }

@@ -54,8 +54,22 @@ type Config struct {
 	// Session.ListenAddrs. Clients may not listen.
 	Listen []string
 	// Connect lists endpoints to dial. A lost link is dialled again every
-	// RetryInterval until the session closes.
+	// RetryInterval until the session closes. Open waits for the first
+	// attempt on each (see ConnectTimeout); an endpoint it could not link
+	// is logged as a warning (through Logger, or slog.Default if Logger is
+	// nil) and dialled again in the background, unless
+	// ConnectExitOnFailure asks Open to fail instead. Session.Links lists
+	// the links up at any time.
 	Connect []string
+	// ConnectTimeout is how long Open keeps dialling the Connect endpoints
+	// that do not answer (every RetryInterval) before it returns. 0, the
+	// default, means one attempt each. Rust Zenoh's connect.timeout_ms.
+	ConnectTimeout time.Duration
+	// ConnectExitOnFailure makes Open fail, with an error matching
+	// ErrConnectFailed that names every endpoint it could not link, when a
+	// Connect endpoint is still unreachable after ConnectTimeout. Rust
+	// Zenoh's connect.exit_on_failure.
+	ConnectExitOnFailure bool
 	// Lease is announced to remote nodes: they drop this session after
 	// that long without traffic from it. Default 10 s.
 	Lease time.Duration
@@ -74,7 +88,9 @@ type Config struct {
 	// times RetryInterval, and starts again from RetryInterval after a
 	// link was lost. Default 1 s.
 	RetryInterval time.Duration
-	// Logger receives diagnostics. Default: discard.
+	// Logger receives diagnostics. Default: discard, except for the
+	// warnings about Connect endpoints that Open could not link, which go
+	// to slog.Default.
 	Logger *slog.Logger
 	// Scouting configures UDP multicast scouting, the discovery of other
 	// nodes without Connect endpoints. It is off by default, so that
@@ -126,6 +142,7 @@ type resolved struct {
 	Config
 	listen  []endpoint
 	connect []endpoint
+	warn    *slog.Logger // Logger, or slog.Default if none was given
 }
 
 // resolve validates c and fills in defaults. It does not modify c.
@@ -208,14 +225,19 @@ func (c Config) resolve() (*resolved, error) {
 	default:
 		r.ZID = append([]byte(nil), c.ZID...)
 	}
+	if c.ConnectTimeout < 0 {
+		return nil, fmt.Errorf("%w: negative ConnectTimeout", ErrInvalidConfig)
+	}
 	switch {
 	case c.RetryInterval < 0:
 		return nil, fmt.Errorf("%w: negative RetryInterval", ErrInvalidConfig)
 	case c.RetryInterval == 0:
 		r.RetryInterval = DefaultRetryInterval
 	}
+	r.warn = r.Logger
 	if r.Logger == nil {
 		r.Logger = slog.New(slog.DiscardHandler)
+		r.warn = slog.Default()
 	}
 	return r, nil
 }

@@ -78,7 +78,19 @@
 // A session redials its Connect endpoints while it lives (backing off up to
 // 8 RetryIntervals while one stays unreachable) and re-declares its
 // subscribers, queryables and tokens on every new link; WaitConnected waits
-// for a link.
+// for a link and Links lists them. An endpoint Open could not link is
+// logged as a warning (through Config.Logger, or slog.Default); with
+// Config.ConnectExitOnFailure, Open fails instead (ErrConnectFailed), after
+// trying for Config.ConnectTimeout.
+//
+// # Errors and cancellation
+//
+// Key expressions given to this package must be canonical ("a/**", not
+// "a/**/**"), as in transport/mem; errors match ErrInvalidKeyExpr and name
+// the canonical form. Every call on a closed session fails with an error
+// matching ErrSessionClosed. Every call that takes a ctx that has already
+// ended returns ctx's error and does nothing (a Put sends nothing, a
+// WaitMatching does not look), as in package afor.
 //
 // # Scouting
 //

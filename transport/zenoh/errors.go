@@ -1,6 +1,9 @@
 package zenoh
 
-import "errors"
+import (
+	"context"
+	"errors"
+)
 
 // Sentinel errors returned (possibly wrapped) by this package. Test them
 // with errors.Is.
@@ -18,6 +21,10 @@ var (
 	// ErrNoRouter is returned by Open in client mode when no router could
 	// be reached.
 	ErrNoRouter = errors.New("zenoh: no router reachable")
+	// ErrConnectFailed is returned by Open, with
+	// Config.ConnectExitOnFailure, when a Connect endpoint could not be
+	// linked.
+	ErrConnectFailed = errors.New("zenoh: connect failed")
 	// ErrHandshake reports a failed INIT/OPEN exchange.
 	ErrHandshake = errors.New("zenoh: handshake failed")
 	// ErrProtocol reports bytes that do not follow the Zenoh protocol.
@@ -34,6 +41,20 @@ var (
 	// ErrQueryTimeout reports a query whose timeout passed before a reply.
 	ErrQueryTimeout = errors.New("zenoh: query timed out")
 )
+
+// ctxDone returns ctx's error if ctx has already ended, without blocking:
+// every call that takes a ctx checks it first and, if it ended, does
+// nothing else (see the package doc).
+func ctxDone(ctx context.Context) error {
+	if done := ctx.Done(); done != nil {
+		select {
+		case <-done:
+			return ctx.Err()
+		default:
+		}
+	}
+	return nil
+}
 
 // Causes recorded (and logged) when a link ends.
 var (

@@ -112,15 +112,15 @@ func TestInteropLivelinessPythonPeerConnectsToGo(t *testing.T) {
 }
 
 func TestInteropLivelinessGoConnectsToPythonPeer(t *testing.T) {
-	ep := freePort(t)
-	py := startPy(t, "--mode", "peer", "--listen", ep)
+	py := startPy(t, "--mode", "peer", "--listen", anyPort)
+	ep := py.listen
 	s := openT(t, Config{Connect: []string{ep}})
 	exchangeLiveliness(t, s, py, "l2", func(t *testing.T) *Session { return openT(t, Config{Connect: []string{ep}}) })
 }
 
 func TestInteropLivelinessGoClientThroughPythonRouter(t *testing.T) {
-	ep := freePort(t)
-	py := startPy(t, "--mode", "router", "--listen", ep, "--client")
+	py := startPy(t, "--mode", "router", "--listen", anyPort, "--client")
+	ep := py.listen
 	s := openT(t, Config{Mode: ModeClient, Connect: []string{ep}})
 	exchangeLiveliness(t, s, py, "l3", func(t *testing.T) *Session {
 		return openT(t, Config{Mode: ModeClient, Connect: []string{ep}})

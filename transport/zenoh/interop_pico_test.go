@@ -18,6 +18,7 @@ type picoProc struct {
 	lines []string
 	more  chan struct{} // signalled on every new line
 	kill  func()        // kills the process (idempotent)
+	pid   int
 }
 
 // startPico runs a zenoh-pico example (skipping without
@@ -40,7 +41,7 @@ func startPico(t *testing.T, program string, args ...string) *picoProc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &picoProc{more: make(chan struct{}, 1), kill: func() { _ = cmd.Process.Kill() }}
+	p := &picoProc{more: make(chan struct{}, 1), kill: func() { _ = cmd.Process.Kill() }, pid: cmd.Process.Pid}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -140,8 +141,8 @@ func TestGoPubToPicoSub(t *testing.T) {
 }
 
 func TestGoConnectsToPicoListener(t *testing.T) {
-	ep := freePort(t)
-	sub := startPico(t, "z_sub", "-m", "peer", "-l", ep, "-k", "demo/**")
+	sub := startPico(t, "z_sub", "-m", "peer", "-l", anyPort, "-k", "demo/**")
+	ep := listenEndpoint(t, sub.pid)
 	ctx := testCtx(t)
 	// The listener may not be up yet: the session redials in the background.
 	s := openT(t, Config{Connect: []string{ep}, RetryInterval: 100 * time.Millisecond})

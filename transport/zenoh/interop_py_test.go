@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os/exec"
 	"strings"
 	"sync"
@@ -23,6 +22,7 @@ type pyEvent struct {
 	Ev         string    `json:"ev"`
 	Op         string    `json:"op"`
 	ZID        string    `json:"zid"`
+	Listen     string    `json:"listen"`
 	Key        string    `json:"key"`
 	Kind       string    `json:"kind"`
 	Len        int       `json:"len"`
@@ -54,6 +54,7 @@ type pyPeer struct {
 	acks    chan pyEvent
 	skip    string        // payload of samples that sample() ignores
 	exited  chan struct{} // closed when the process closed its stdout (it exited)
+	listen  string        // the endpoint it listens on (the port chosen for port 0)
 }
 
 // pyDriver is a running Python driver of testdata/ that prints JSON lines.
@@ -163,7 +164,8 @@ func startPy(t *testing.T, args ...string) *pyPeer {
 		}
 	})
 	select {
-	case <-ready:
+	case ev := <-ready:
+		p.listen = ev.Listen
 	case <-d.exited:
 		t.Fatalf("python peer exited before ready: %s", d.stderr.String())
 	case <-time.After(30 * time.Second):
@@ -223,16 +225,9 @@ func (p *pyPeer) sample() pyEvent {
 	}
 }
 
-// freePort returns a TCP endpoint on 127.0.0.1 that was free a moment ago.
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return "tcp/" + ln.Addr().String()
-}
+// anyPort is the endpoint a reference peer listens on: port 0, the port
+// the system chose being read back from the peer (pyPeer.listen).
+const anyPort = "tcp/127.0.0.1:0"
 
 func pattern(n int) []byte {
 	b := make([]byte, n)
@@ -372,16 +367,16 @@ func TestInteropPythonPeerConnectsToGo(t *testing.T) {
 }
 
 func TestInteropGoConnectsToPythonPeer(t *testing.T) {
-	ep := freePort(t)
-	py := startPy(t, "--mode", "peer", "--listen", ep)
+	py := startPy(t, "--mode", "peer", "--listen", anyPort)
+	ep := py.listen
 	s := openT(t, Config{Connect: []string{ep}})
 	t.Run("go-to-py", func(t *testing.T) { exchangeGoToPy(t, s, py, "t2/a", true) })
 	t.Run("py-to-go", func(t *testing.T) { exchangePyToGo(t, s, py, "t2/b") })
 }
 
 func TestInteropGoClientThroughPythonRouter(t *testing.T) {
-	ep := freePort(t)
-	py := startPy(t, "--mode", "router", "--listen", ep, "--client")
+	py := startPy(t, "--mode", "router", "--listen", anyPort, "--client")
+	ep := py.listen
 	s := openT(t, Config{Mode: ModeClient, Connect: []string{ep}})
 	t.Run("go-to-py", func(t *testing.T) { exchangeGoToPy(t, s, py, "t3/a", true) })
 	t.Run("py-to-go", func(t *testing.T) { exchangePyToGo(t, s, py, "t3/b") })
@@ -409,8 +404,8 @@ func TestInteropTwoPythonClientsThroughGoPeer(t *testing.T) {
 }
 
 func TestInteropGoClientToPythonPeer(t *testing.T) {
-	ep := freePort(t)
-	py := startPy(t, "--mode", "peer", "--listen", ep)
+	py := startPy(t, "--mode", "peer", "--listen", anyPort)
+	ep := py.listen
 	s := openT(t, Config{Mode: ModeClient, Connect: []string{ep}})
 	t.Run("go-to-py", func(t *testing.T) { exchangeGoToPy(t, s, py, "t6/a", true) })
 	t.Run("py-to-go", func(t *testing.T) { exchangePyToGo(t, s, py, "t6/b") })
@@ -427,8 +422,8 @@ func TestInteropPythonPeerWithGossip(t *testing.T) {
 // A Go peer linked to a Rust router asks it for its subscribers, as a
 // client does.
 func TestInteropGoPeerToPythonRouter(t *testing.T) {
-	ep := freePort(t)
-	py := startPy(t, "--mode", "router", "--listen", ep, "--client")
+	py := startPy(t, "--mode", "router", "--listen", anyPort, "--client")
+	ep := py.listen
 	s := openT(t, Config{Connect: []string{ep}})
 	t.Run("go-to-py", func(t *testing.T) { exchangeGoToPy(t, s, py, "t8/a", true) })
 	t.Run("py-to-go", func(t *testing.T) { exchangePyToGo(t, s, py, "t8/b") })

@@ -78,22 +78,22 @@ func TestInteropQueryPythonPeerConnectsToGo(t *testing.T) {
 }
 
 func TestInteropQueryGoConnectsToPythonPeer(t *testing.T) {
-	ep := freePort(t)
-	py := startPy(t, "--mode", "peer", "--listen", ep)
+	py := startPy(t, "--mode", "peer", "--listen", anyPort)
+	ep := py.listen
 	s := openT(t, Config{Connect: []string{ep}})
 	exchangeQueries(t, s, py, "q2")
 }
 
 func TestInteropQueryGoClientThroughPythonRouter(t *testing.T) {
-	ep := freePort(t)
-	py := startPy(t, "--mode", "router", "--listen", ep, "--client")
+	py := startPy(t, "--mode", "router", "--listen", anyPort, "--client")
+	ep := py.listen
 	s := openT(t, Config{Mode: ModeClient, Connect: []string{ep}})
 	exchangeQueries(t, s, py, "q3")
 }
 
 func TestInteropQueryGoPeerThroughPythonRouter(t *testing.T) {
-	ep := freePort(t)
-	py := startPy(t, "--mode", "router", "--listen", ep, "--client")
+	py := startPy(t, "--mode", "router", "--listen", anyPort, "--client")
+	ep := py.listen
 	s := openT(t, Config{Connect: []string{ep}})
 	exchangeQueries(t, s, py, "q4")
 }
@@ -108,8 +108,8 @@ func TestInteropQueryPythonClientThroughGoPeer(t *testing.T) {
 // endpoint: the Go client redials, re-declares its subscriber, queryable
 // and token, and traffic resumes with no user action.
 func TestInteropRouterRestart(t *testing.T) {
-	ep := freePort(t)
-	py := startPy(t, "--mode", "router", "--listen", ep, "--client")
+	py := startPy(t, "--mode", "router", "--listen", anyPort, "--client")
+	ep := py.listen
 	s := openT(t, Config{Mode: ModeClient, Connect: []string{ep}, RetryInterval: 50 * time.Millisecond})
 	ctx := testCtx(t)
 	got := collector(t, s, "f/**")

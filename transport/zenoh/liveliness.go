@@ -246,6 +246,9 @@ func (s *Session) LivelinessGet(ctx context.Context, key string) ([]string, erro
 	if err != nil {
 		return nil, err
 	}
+	if err := ctxDone(ctx); err != nil {
+		return nil, err
+	}
 	for {
 		ch := s.waitChange()
 		s.mu.Lock()

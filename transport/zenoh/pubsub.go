@@ -152,10 +152,14 @@ type Publisher struct {
 }
 
 // DeclarePublisher prepares publications on key; opts apply to every Put.
+// For typed values, see [NewPublisher].
 func (s *Session) DeclarePublisher(key string, opts ...PutOption) (*Publisher, error) {
 	key, err := checkKeyExpr(key)
 	if err != nil {
 		return nil, err
+	}
+	if s.ctx.Err() != nil {
+		return nil, ErrSessionClosed
 	}
 	p := &Publisher{s: s, key: key, enc: pushEncoder{zid: s.cfg.ZID}}
 	for _, o := range opts {
@@ -168,7 +172,8 @@ func (s *Session) DeclarePublisher(key string, opts ...PutOption) (*Publisher, e
 func (p *Publisher) KeyExpr() string { return p.key }
 
 // Put publishes payload. It waits (within ctx) only if a link's transmit
-// queue is full. Local subscribers run before it returns.
+// queue is full. Local subscribers run before it returns. With a ctx that
+// has already ended it sends nothing and returns ctx's error.
 func (p *Publisher) Put(ctx context.Context, payload []byte, opts ...PutOption) error {
 	return p.publish(ctx, false, payload, opts)
 }
@@ -198,6 +203,9 @@ func (p *Publisher) HasMatchingSubscribers() bool {
 
 // WaitMatching waits until HasMatchingSubscribers is true.
 func (p *Publisher) WaitMatching(ctx context.Context) error {
+	if err := ctxDone(ctx); err != nil {
+		return err
+	}
 	for {
 		ch := p.s.waitChange()
 		if p.HasMatchingSubscribers() {
@@ -219,6 +227,9 @@ func (p *Publisher) publish(ctx context.Context, del bool, payload []byte, opts 
 	}
 	if p.s.ctx.Err() != nil {
 		return ErrSessionClosed
+	}
+	if err := ctxDone(ctx); err != nil {
+		return err
 	}
 	o := &p.opts
 	if len(opts) > 0 {

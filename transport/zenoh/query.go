@@ -237,6 +237,9 @@ func (q *Query) replyFinish(ctx context.Context, key string, isErr bool, payload
 }
 
 func (q *Query) send(ctx context.Context, key string, del, isErr bool, payload []byte, opts []PutOption, finish bool) error {
+	if err := ctxDone(ctx); err != nil {
+		return err
+	}
 	var o putOptions
 	for _, f := range opts {
 		f(&o)
@@ -524,6 +527,9 @@ func (s *Session) hasQueryableFor(key string) bool {
 
 // waitQueryable waits until a queryable intersecting key is known.
 func (s *Session) waitQueryable(ctx context.Context, key string) error {
+	if err := ctxDone(ctx); err != nil {
+		return err
+	}
 	for {
 		ch := s.waitChange()
 		if s.hasQueryableFor(key) {
@@ -646,6 +652,9 @@ func (s *Session) get(ctx context.Context, selector string, onReply func(Reply),
 	key, params, _ := strings.Cut(selector, "?")
 	key, err := checkKeyExpr(key)
 	if err != nil {
+		return nil, err
+	}
+	if err := ctxDone(ctx); err != nil {
 		return nil, err
 	}
 	o := getOptions{timeout: DefaultQueryTimeout}
@@ -1029,7 +1038,7 @@ func (s *Session) handleRequest(l *link, req *wire.Request) {
 	sink := &linkSink{l: l, rid: req.ID}
 	key, err := l.resolveKey(&req.WireExpr)
 	if err == nil {
-		key, err = checkKeyExpr(key)
+		key, err = canonKeyExpr(key)
 	}
 	if err != nil {
 		l.log.Warn("zenoh: dropping REQUEST", "err", err)

@@ -75,8 +75,8 @@ func waitMatch(t *testing.T, s *Session, key string) {
 
 // A lost link is redialled and the subscriptions are declared again.
 func TestClientRedialsAndRedeclares(t *testing.T) {
-	ep := freePort(t)
-	a := openT(t, Config{Listen: []string{ep}})
+	a := openT(t, Config{Listen: []string{"tcp/127.0.0.1:0"}})
+	ep := a.ListenAddrs()[0] // the restarted peer listens there again
 	c := openT(t, Config{Mode: ModeClient, Connect: []string{ep}, RetryInterval: 20 * time.Millisecond})
 	got := collector(t, c, "re/**")
 	waitMatch(t, a, "re/x")
@@ -94,23 +94,28 @@ func TestClientRedialsAndRedeclares(t *testing.T) {
 
 // Two peers that dial each other end with one link between them.
 func TestMutualDialKeepsOneLink(t *testing.T) {
-	epA, epB := freePort(t), freePort(t)
+	// Both listen on port 0; b dials a's address and a dials b's, both
+	// at once.
 	ctx := testCtx(t)
-	var a, b *Session
-	opened := make(chan *Session, 1)
-	go func() {
-		s, err := Open(ctx, Config{Listen: []string{epB}, Connect: []string{epA}, RetryInterval: 20 * time.Millisecond})
-		if err != nil {
-			t.Error(err)
-		}
-		opened <- s
-	}()
-	a = openT(t, Config{Listen: []string{epA}, Connect: []string{epB}, RetryInterval: 20 * time.Millisecond})
-	b = <-opened
-	if b == nil {
-		t.FailNow()
+	a := openT(t, Config{Listen: []string{"tcp/127.0.0.1:0"}, RetryInterval: 20 * time.Millisecond})
+	b := openT(t, Config{Listen: []string{"tcp/127.0.0.1:0"}, RetryInterval: 20 * time.Millisecond})
+	epA, err := parseEndpoint(a.ListenAddrs()[0])
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Cleanup(func() { b.Close() })
+	epB, err := parseEndpoint(b.ListenAddrs()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	firsts := make(chan error, 2)
+	far := time.Now().Add(time.Minute)
+	a.dial(epB, firsts, far)
+	b.dial(epA, firsts, far)
+	for range 2 {
+		if err := <-firsts; err != nil {
+			t.Fatal(err)
+		}
+	}
 	// Wait until each side holds only the link dialled by the node with
 	// the smaller ZID; until then a link may still be replaced.
 	low, high := a, b

@@ -75,8 +75,11 @@ type linkSubs struct {
 }
 
 // Open starts a session: it listens on cfg.Listen and dials cfg.Connect,
-// waiting (within ctx) for the first attempt on each Connect endpoint. In
-// client mode it fails with ErrNoRouter if none of them could be reached.
+// waiting (within ctx) for the first attempt on each Connect endpoint, or
+// for cfg.ConnectTimeout. In client mode it fails with ErrNoRouter if none
+// of them could be reached; with cfg.ConnectExitOnFailure it fails with
+// ErrConnectFailed if any could not. Otherwise it logs a warning for each
+// endpoint it could not link and keeps dialling it in the background.
 func Open(ctx context.Context, cfg Config) (*Session, error) {
 	rc, err := cfg.resolve()
 	if err != nil {
@@ -107,9 +110,9 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		go s.acceptLoop(ln)
 	}
 	firsts := make(chan error, len(rc.connect))
+	deadline := time.Now().Add(rc.ConnectTimeout)
 	for _, ep := range rc.connect {
-		s.wg.Add(1)
-		go s.dialLoop(ep, firsts)
+		s.dial(ep, firsts, deadline)
 	}
 	var errs []error
 	for range rc.connect {
@@ -127,8 +130,12 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		s.Close()
 		return nil, fmt.Errorf("%w: %w", ErrNoRouter, errors.Join(errs...))
 	}
+	if rc.ConnectExitOnFailure && len(errs) > 0 {
+		s.Close()
+		return nil, fmt.Errorf("%w: %w", ErrConnectFailed, errors.Join(errs...))
+	}
 	for _, err := range errs {
-		s.log.Warn("zenoh: connect failed, will retry", "err", err)
+		rc.warn.Warn("zenoh: connect failed, retrying in the background", "err", err)
 	}
 	if rc.Scouting.Multicast {
 		// Scouting goroutines end with the session (see scout.go).
@@ -256,9 +263,16 @@ func (s *Session) acceptLoop(ln net.Listener) {
 	}
 }
 
+// dial starts a dialLoop for ep.
+func (s *Session) dial(ep endpoint, first chan<- error, deadline time.Time) {
+	s.wg.Add(1)
+	go s.dialLoop(ep, first, deadline)
+}
+
 // dialLoop keeps one Connect endpoint linked until the session closes. The
-// result of the first attempt goes to first.
-func (s *Session) dialLoop(ep endpoint, first chan<- error) {
+// result of the first attempt that links, or of the last attempt before
+// deadline, goes to first.
+func (s *Session) dialLoop(ep endpoint, first chan<- error, deadline time.Time) {
 	defer s.wg.Done()
 	var d net.Dialer
 	delay := s.cfg.RetryInterval
@@ -285,9 +299,14 @@ func (s *Session) dialLoop(ep endpoint, first chan<- error) {
 			}
 		}
 		if err != nil {
-			err = fmt.Errorf("zenoh: connect %s: %w", ep, err)
+			err = fmt.Errorf("%s: %w", ep, err)
 		}
-		if first != nil {
+		switch {
+		case first == nil:
+		case existing != nil:
+			first <- nil // linked already, by the other side's dial
+			first = nil
+		case err == nil || !time.Now().Before(deadline):
 			first <- err
 			first = nil
 		}
@@ -313,7 +332,11 @@ func (s *Session) dialLoop(ep endpoint, first chan<- error) {
 		default:
 			s.log.Debug("zenoh: connect attempt failed", "err", err, "retry_in", delay)
 		}
-		t := time.NewTimer(delay)
+		wait := delay
+		if first != nil {
+			wait = max(min(wait, time.Until(deadline)), 0)
+		}
+		t := time.NewTimer(wait)
 		if l == nil && existing == nil {
 			// Back off while the endpoint stays unreachable.
 			delay = min(2*delay, maxRetryFactor*s.cfg.RetryInterval)
@@ -335,6 +358,9 @@ const maxRetryFactor = 8
 // subscribers, queryables and tokens), so this is how to wait for the end
 // of a gap.
 func (s *Session) WaitConnected(ctx context.Context) error {
+	if err := ctxDone(ctx); err != nil {
+		return err
+	}
 	for {
 		ch := s.waitChange()
 		s.mu.Lock()
@@ -708,7 +734,7 @@ func (s *Session) handleDeclare(l *link, m *wire.Declare) error {
 			l.log.Warn("zenoh: ignoring D_SUBSCRIBER", "err", err)
 			return nil
 		}
-		if _, err := checkKeyExpr(key); err != nil {
+		if key, err = canonKeyExpr(key); err != nil {
 			l.log.Warn("zenoh: ignoring D_SUBSCRIBER", "err", err)
 			return nil
 		}
@@ -731,7 +757,7 @@ func (s *Session) handleDeclare(l *link, m *wire.Declare) error {
 	case *wire.DeclareQueryable:
 		key, err := l.resolveKey(&d.WireExpr)
 		if err == nil {
-			key, err = checkKeyExpr(key)
+			key, err = canonKeyExpr(key)
 		}
 		if err != nil {
 			l.log.Warn("zenoh: ignoring D_QUERYABLE", "err", err)
@@ -757,7 +783,7 @@ func (s *Session) handleDeclare(l *link, m *wire.Declare) error {
 	case *wire.DeclareToken:
 		key, err := l.resolveKey(&d.WireExpr)
 		if err == nil {
-			key, err = checkKeyExpr(key)
+			key, err = canonKeyExpr(key)
 		}
 		if err != nil {
 			l.log.Warn("zenoh: ignoring D_TOKEN", "err", err)

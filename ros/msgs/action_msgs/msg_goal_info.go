@@ -15,13 +15,13 @@ type GoalInfo struct {
 }
 
 // TypeName returns the ROS type name "action_msgs/msg/GoalInfo".
-func (*GoalInfo) TypeName() string { return "action_msgs/msg/GoalInfo" }
+func (GoalInfo) TypeName() string { return "action_msgs/msg/GoalInfo" }
 
 // DDSTypeName returns the DDS type name "action_msgs::msg::dds_::GoalInfo_".
-func (*GoalInfo) DDSTypeName() string { return "action_msgs::msg::dds_::GoalInfo_" }
+func (GoalInfo) DDSTypeName() string { return "action_msgs::msg::dds_::GoalInfo_" }
 
 // TypeHash returns the RIHS01 type hash of action_msgs/msg/GoalInfo.
-func (*GoalInfo) TypeHash() string {
+func (GoalInfo) TypeHash() string {
 	return "RIHS01_6398fe763154554353930716b225947f93b672f0fb2e49fdd01bb7a7e37933e9"
 }
 

@@ -24,13 +24,13 @@ const (
 )
 
 // TypeName returns the ROS type name "action_msgs/msg/GoalStatus".
-func (*GoalStatus) TypeName() string { return "action_msgs/msg/GoalStatus" }
+func (GoalStatus) TypeName() string { return "action_msgs/msg/GoalStatus" }
 
 // DDSTypeName returns the DDS type name "action_msgs::msg::dds_::GoalStatus_".
-func (*GoalStatus) DDSTypeName() string { return "action_msgs::msg::dds_::GoalStatus_" }
+func (GoalStatus) DDSTypeName() string { return "action_msgs::msg::dds_::GoalStatus_" }
 
 // TypeHash returns the RIHS01 type hash of action_msgs/msg/GoalStatus.
-func (*GoalStatus) TypeHash() string {
+func (GoalStatus) TypeHash() string {
 	return "RIHS01_32f4cfd717735d17657e1178f24431c1ce996c878c515230f6c5b3476819dbb9"
 }
 

@@ -12,13 +12,13 @@ type GoalStatusArray struct {
 }
 
 // TypeName returns the ROS type name "action_msgs/msg/GoalStatusArray".
-func (*GoalStatusArray) TypeName() string { return "action_msgs/msg/GoalStatusArray" }
+func (GoalStatusArray) TypeName() string { return "action_msgs/msg/GoalStatusArray" }
 
 // DDSTypeName returns the DDS type name "action_msgs::msg::dds_::GoalStatusArray_".
-func (*GoalStatusArray) DDSTypeName() string { return "action_msgs::msg::dds_::GoalStatusArray_" }
+func (GoalStatusArray) DDSTypeName() string { return "action_msgs::msg::dds_::GoalStatusArray_" }
 
 // TypeHash returns the RIHS01 type hash of action_msgs/msg/GoalStatusArray.
-func (*GoalStatusArray) TypeHash() string {
+func (GoalStatusArray) TypeHash() string {
 	return "RIHS01_6c1684b00f177d37438febe6e709fc4e2b0d4248dca4854946f9ed8b30cda83e"
 }
 

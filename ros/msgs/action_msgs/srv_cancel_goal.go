@@ -38,13 +38,13 @@ type CancelGoalRequest struct {
 }
 
 // TypeName returns the ROS type name "action_msgs/srv/CancelGoal_Request".
-func (*CancelGoalRequest) TypeName() string { return "action_msgs/srv/CancelGoal_Request" }
+func (CancelGoalRequest) TypeName() string { return "action_msgs/srv/CancelGoal_Request" }
 
 // DDSTypeName returns the DDS type name "action_msgs::srv::dds_::CancelGoal_Request_".
-func (*CancelGoalRequest) DDSTypeName() string { return "action_msgs::srv::dds_::CancelGoal_Request_" }
+func (CancelGoalRequest) DDSTypeName() string { return "action_msgs::srv::dds_::CancelGoal_Request_" }
 
 // TypeHash returns the RIHS01 type hash of action_msgs/srv/CancelGoal_Request.
-func (*CancelGoalRequest) TypeHash() string {
+func (CancelGoalRequest) TypeHash() string {
 	return "RIHS01_3d3c84653c1f96918086887e1dcb236faec88b81a5b14fd4cf4840065bcdf8af"
 }
 
@@ -91,15 +91,13 @@ const (
 )
 
 // TypeName returns the ROS type name "action_msgs/srv/CancelGoal_Response".
-func (*CancelGoalResponse) TypeName() string { return "action_msgs/srv/CancelGoal_Response" }
+func (CancelGoalResponse) TypeName() string { return "action_msgs/srv/CancelGoal_Response" }
 
 // DDSTypeName returns the DDS type name "action_msgs::srv::dds_::CancelGoal_Response_".
-func (*CancelGoalResponse) DDSTypeName() string {
-	return "action_msgs::srv::dds_::CancelGoal_Response_"
-}
+func (CancelGoalResponse) DDSTypeName() string { return "action_msgs::srv::dds_::CancelGoal_Response_" }
 
 // TypeHash returns the RIHS01 type hash of action_msgs/srv/CancelGoal_Response.
-func (*CancelGoalResponse) TypeHash() string {
+func (CancelGoalResponse) TypeHash() string {
 	return "RIHS01_35e682cf3f510e83c70a82a4aac888496dedee56773bf9d8e5e0aa81f9e1c960"
 }
 
@@ -152,13 +150,13 @@ type CancelGoalEvent struct {
 }
 
 // TypeName returns the ROS type name "action_msgs/srv/CancelGoal_Event".
-func (*CancelGoalEvent) TypeName() string { return "action_msgs/srv/CancelGoal_Event" }
+func (CancelGoalEvent) TypeName() string { return "action_msgs/srv/CancelGoal_Event" }
 
 // DDSTypeName returns the DDS type name "action_msgs::srv::dds_::CancelGoal_Event_".
-func (*CancelGoalEvent) DDSTypeName() string { return "action_msgs::srv::dds_::CancelGoal_Event_" }
+func (CancelGoalEvent) DDSTypeName() string { return "action_msgs::srv::dds_::CancelGoal_Event_" }
 
 // TypeHash returns the RIHS01 type hash of action_msgs/srv/CancelGoal_Event.
-func (*CancelGoalEvent) TypeHash() string {
+func (CancelGoalEvent) TypeHash() string {
 	return "RIHS01_178f81615ce6be41ad328211d7a56b08b00e73f41f0b8aec256b2f3ff97a5e7e"
 }
 

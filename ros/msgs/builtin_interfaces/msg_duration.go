@@ -13,13 +13,13 @@ type Duration struct {
 }
 
 // TypeName returns the ROS type name "builtin_interfaces/msg/Duration".
-func (*Duration) TypeName() string { return "builtin_interfaces/msg/Duration" }
+func (Duration) TypeName() string { return "builtin_interfaces/msg/Duration" }
 
 // DDSTypeName returns the DDS type name "builtin_interfaces::msg::dds_::Duration_".
-func (*Duration) DDSTypeName() string { return "builtin_interfaces::msg::dds_::Duration_" }
+func (Duration) DDSTypeName() string { return "builtin_interfaces::msg::dds_::Duration_" }
 
 // TypeHash returns the RIHS01 type hash of builtin_interfaces/msg/Duration.
-func (*Duration) TypeHash() string {
+func (Duration) TypeHash() string {
 	return "RIHS01_e8d009f659816f758b75334ee1a9ca5b5c0b859843261f14c7f937349599d93b"
 }
 

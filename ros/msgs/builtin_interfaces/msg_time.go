@@ -13,13 +13,13 @@ type Time struct {
 }
 
 // TypeName returns the ROS type name "builtin_interfaces/msg/Time".
-func (*Time) TypeName() string { return "builtin_interfaces/msg/Time" }
+func (Time) TypeName() string { return "builtin_interfaces/msg/Time" }
 
 // DDSTypeName returns the DDS type name "builtin_interfaces::msg::dds_::Time_".
-func (*Time) DDSTypeName() string { return "builtin_interfaces::msg::dds_::Time_" }
+func (Time) DDSTypeName() string { return "builtin_interfaces::msg::dds_::Time_" }
 
 // TypeHash returns the RIHS01 type hash of builtin_interfaces/msg/Time.
-func (*Time) TypeHash() string {
+func (Time) TypeHash() string {
 	return "RIHS01_b106235e25a4c5ed35098aa0a61a3ee9c9b18d197f398b0e4206cea9acf9c197"
 }
 

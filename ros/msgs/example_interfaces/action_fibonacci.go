@@ -97,15 +97,13 @@ type FibonacciGoal struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/action/Fibonacci_Goal".
-func (*FibonacciGoal) TypeName() string { return "example_interfaces/action/Fibonacci_Goal" }
+func (FibonacciGoal) TypeName() string { return "example_interfaces/action/Fibonacci_Goal" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::action::dds_::Fibonacci_Goal_".
-func (*FibonacciGoal) DDSTypeName() string {
-	return "example_interfaces::action::dds_::Fibonacci_Goal_"
-}
+func (FibonacciGoal) DDSTypeName() string { return "example_interfaces::action::dds_::Fibonacci_Goal_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/action/Fibonacci_Goal.
-func (*FibonacciGoal) TypeHash() string {
+func (FibonacciGoal) TypeHash() string {
 	return "RIHS01_226cb437e4355dcd3e914f930382a3b0cc1da81545bd319ed554e95a03255f51"
 }
 
@@ -143,15 +141,15 @@ type FibonacciResult struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/action/Fibonacci_Result".
-func (*FibonacciResult) TypeName() string { return "example_interfaces/action/Fibonacci_Result" }
+func (FibonacciResult) TypeName() string { return "example_interfaces/action/Fibonacci_Result" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::action::dds_::Fibonacci_Result_".
-func (*FibonacciResult) DDSTypeName() string {
+func (FibonacciResult) DDSTypeName() string {
 	return "example_interfaces::action::dds_::Fibonacci_Result_"
 }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/action/Fibonacci_Result.
-func (*FibonacciResult) TypeHash() string {
+func (FibonacciResult) TypeHash() string {
 	return "RIHS01_fea81394f25aa4502217953f1a021fb750e79c10bbd43f13dd94632da6569649"
 }
 
@@ -189,15 +187,15 @@ type FibonacciFeedback struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/action/Fibonacci_Feedback".
-func (*FibonacciFeedback) TypeName() string { return "example_interfaces/action/Fibonacci_Feedback" }
+func (FibonacciFeedback) TypeName() string { return "example_interfaces/action/Fibonacci_Feedback" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::action::dds_::Fibonacci_Feedback_".
-func (*FibonacciFeedback) DDSTypeName() string {
+func (FibonacciFeedback) DDSTypeName() string {
 	return "example_interfaces::action::dds_::Fibonacci_Feedback_"
 }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/action/Fibonacci_Feedback.
-func (*FibonacciFeedback) TypeHash() string {
+func (FibonacciFeedback) TypeHash() string {
 	return "RIHS01_2b12e37361da6f408d4c85bc24a18de64333f29082f2ca34b5ee33dc4c8b42a9"
 }
 
@@ -236,17 +234,17 @@ type FibonacciFeedbackMessage struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/action/Fibonacci_FeedbackMessage".
-func (*FibonacciFeedbackMessage) TypeName() string {
+func (FibonacciFeedbackMessage) TypeName() string {
 	return "example_interfaces/action/Fibonacci_FeedbackMessage"
 }
 
 // DDSTypeName returns the DDS type name "example_interfaces::action::dds_::Fibonacci_FeedbackMessage_".
-func (*FibonacciFeedbackMessage) DDSTypeName() string {
+func (FibonacciFeedbackMessage) DDSTypeName() string {
 	return "example_interfaces::action::dds_::Fibonacci_FeedbackMessage_"
 }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/action/Fibonacci_FeedbackMessage.
-func (*FibonacciFeedbackMessage) TypeHash() string {
+func (FibonacciFeedbackMessage) TypeHash() string {
 	return "RIHS01_c1de71afd52e49a89c53d8262366884185bc0a02f78ce051c4e46b0a7fe59bb2"
 }
 
@@ -287,17 +285,17 @@ type FibonacciSendGoalRequest struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/action/Fibonacci_SendGoal_Request".
-func (*FibonacciSendGoalRequest) TypeName() string {
+func (FibonacciSendGoalRequest) TypeName() string {
 	return "example_interfaces/action/Fibonacci_SendGoal_Request"
 }
 
 // DDSTypeName returns the DDS type name "example_interfaces::action::dds_::Fibonacci_SendGoal_Request_".
-func (*FibonacciSendGoalRequest) DDSTypeName() string {
+func (FibonacciSendGoalRequest) DDSTypeName() string {
 	return "example_interfaces::action::dds_::Fibonacci_SendGoal_Request_"
 }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/action/Fibonacci_SendGoal_Request.
-func (*FibonacciSendGoalRequest) TypeHash() string {
+func (FibonacciSendGoalRequest) TypeHash() string {
 	return "RIHS01_3d088942b413247db536576f0286768c6be8fcd5d0c9a5d544f359fba090a238"
 }
 
@@ -338,17 +336,17 @@ type FibonacciSendGoalResponse struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/action/Fibonacci_SendGoal_Response".
-func (*FibonacciSendGoalResponse) TypeName() string {
+func (FibonacciSendGoalResponse) TypeName() string {
 	return "example_interfaces/action/Fibonacci_SendGoal_Response"
 }
 
 // DDSTypeName returns the DDS type name "example_interfaces::action::dds_::Fibonacci_SendGoal_Response_".
-func (*FibonacciSendGoalResponse) DDSTypeName() string {
+func (FibonacciSendGoalResponse) DDSTypeName() string {
 	return "example_interfaces::action::dds_::Fibonacci_SendGoal_Response_"
 }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/action/Fibonacci_SendGoal_Response.
-func (*FibonacciSendGoalResponse) TypeHash() string {
+func (FibonacciSendGoalResponse) TypeHash() string {
 	return "RIHS01_d8c07bb3d5b766fe4b43159c9a5222af5214e2fcc29229b991d826166c512be1"
 }
 
@@ -390,17 +388,17 @@ type FibonacciSendGoalEvent struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/action/Fibonacci_SendGoal_Event".
-func (*FibonacciSendGoalEvent) TypeName() string {
+func (FibonacciSendGoalEvent) TypeName() string {
 	return "example_interfaces/action/Fibonacci_SendGoal_Event"
 }
 
 // DDSTypeName returns the DDS type name "example_interfaces::action::dds_::Fibonacci_SendGoal_Event_".
-func (*FibonacciSendGoalEvent) DDSTypeName() string {
+func (FibonacciSendGoalEvent) DDSTypeName() string {
 	return "example_interfaces::action::dds_::Fibonacci_SendGoal_Event_"
 }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/action/Fibonacci_SendGoal_Event.
-func (*FibonacciSendGoalEvent) TypeHash() string {
+func (FibonacciSendGoalEvent) TypeHash() string {
 	return "RIHS01_d5e5b312dbf847307b0e876c2ecc9d80258e95b0d17f8f7bfc581c4a29c83484"
 }
 
@@ -464,17 +462,17 @@ type FibonacciGetResultRequest struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/action/Fibonacci_GetResult_Request".
-func (*FibonacciGetResultRequest) TypeName() string {
+func (FibonacciGetResultRequest) TypeName() string {
 	return "example_interfaces/action/Fibonacci_GetResult_Request"
 }
 
 // DDSTypeName returns the DDS type name "example_interfaces::action::dds_::Fibonacci_GetResult_Request_".
-func (*FibonacciGetResultRequest) DDSTypeName() string {
+func (FibonacciGetResultRequest) DDSTypeName() string {
 	return "example_interfaces::action::dds_::Fibonacci_GetResult_Request_"
 }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/action/Fibonacci_GetResult_Request.
-func (*FibonacciGetResultRequest) TypeHash() string {
+func (FibonacciGetResultRequest) TypeHash() string {
 	return "RIHS01_c8a4f5e7d13b81286ee1043e2ecd084281cecf1ff06aaa799464f5f15479f003"
 }
 
@@ -513,17 +511,17 @@ type FibonacciGetResultResponse struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/action/Fibonacci_GetResult_Response".
-func (*FibonacciGetResultResponse) TypeName() string {
+func (FibonacciGetResultResponse) TypeName() string {
 	return "example_interfaces/action/Fibonacci_GetResult_Response"
 }
 
 // DDSTypeName returns the DDS type name "example_interfaces::action::dds_::Fibonacci_GetResult_Response_".
-func (*FibonacciGetResultResponse) DDSTypeName() string {
+func (FibonacciGetResultResponse) DDSTypeName() string {
 	return "example_interfaces::action::dds_::Fibonacci_GetResult_Response_"
 }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/action/Fibonacci_GetResult_Response.
-func (*FibonacciGetResultResponse) TypeHash() string {
+func (FibonacciGetResultResponse) TypeHash() string {
 	return "RIHS01_6021dc98ab9b4bbe395e48aa4de81ee5f68eb570f88358affcc648146668b24f"
 }
 
@@ -565,17 +563,17 @@ type FibonacciGetResultEvent struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/action/Fibonacci_GetResult_Event".
-func (*FibonacciGetResultEvent) TypeName() string {
+func (FibonacciGetResultEvent) TypeName() string {
 	return "example_interfaces/action/Fibonacci_GetResult_Event"
 }
 
 // DDSTypeName returns the DDS type name "example_interfaces::action::dds_::Fibonacci_GetResult_Event_".
-func (*FibonacciGetResultEvent) DDSTypeName() string {
+func (FibonacciGetResultEvent) DDSTypeName() string {
 	return "example_interfaces::action::dds_::Fibonacci_GetResult_Event_"
 }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/action/Fibonacci_GetResult_Event.
-func (*FibonacciGetResultEvent) TypeHash() string {
+func (FibonacciGetResultEvent) TypeHash() string {
 	return "RIHS01_ac4e9cdb954c2e192c9f0753d46f59ab6f0101d5fb5b9542fd8ab2906e40c4d9"
 }
 

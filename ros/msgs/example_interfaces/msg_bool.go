@@ -12,13 +12,13 @@ type Bool struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/Bool".
-func (*Bool) TypeName() string { return "example_interfaces/msg/Bool" }
+func (Bool) TypeName() string { return "example_interfaces/msg/Bool" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::Bool_".
-func (*Bool) DDSTypeName() string { return "example_interfaces::msg::dds_::Bool_" }
+func (Bool) DDSTypeName() string { return "example_interfaces::msg::dds_::Bool_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/Bool.
-func (*Bool) TypeHash() string {
+func (Bool) TypeHash() string {
 	return "RIHS01_4765c142500f8fd4e1a32fb3edd7b7d9d822a16ec270445f5120e772c5f9aed5"
 }
 

@@ -12,13 +12,13 @@ type Byte struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/Byte".
-func (*Byte) TypeName() string { return "example_interfaces/msg/Byte" }
+func (Byte) TypeName() string { return "example_interfaces/msg/Byte" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::Byte_".
-func (*Byte) DDSTypeName() string { return "example_interfaces::msg::dds_::Byte_" }
+func (Byte) DDSTypeName() string { return "example_interfaces::msg::dds_::Byte_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/Byte.
-func (*Byte) TypeHash() string {
+func (Byte) TypeHash() string {
 	return "RIHS01_f014e0424be54b8ba7c35490aea4198be92df1de4e88f4e19a2fbbce2e020bb9"
 }
 

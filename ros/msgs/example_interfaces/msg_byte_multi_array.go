@@ -13,13 +13,13 @@ type ByteMultiArray struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/ByteMultiArray".
-func (*ByteMultiArray) TypeName() string { return "example_interfaces/msg/ByteMultiArray" }
+func (ByteMultiArray) TypeName() string { return "example_interfaces/msg/ByteMultiArray" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::ByteMultiArray_".
-func (*ByteMultiArray) DDSTypeName() string { return "example_interfaces::msg::dds_::ByteMultiArray_" }
+func (ByteMultiArray) DDSTypeName() string { return "example_interfaces::msg::dds_::ByteMultiArray_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/ByteMultiArray.
-func (*ByteMultiArray) TypeHash() string {
+func (ByteMultiArray) TypeHash() string {
 	return "RIHS01_257fc3429b3c4dd0aea678c234f543665d1144b396f82c7ee60fed151e1dace3"
 }
 

@@ -12,13 +12,13 @@ type Char struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/Char".
-func (*Char) TypeName() string { return "example_interfaces/msg/Char" }
+func (Char) TypeName() string { return "example_interfaces/msg/Char" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::Char_".
-func (*Char) DDSTypeName() string { return "example_interfaces::msg::dds_::Char_" }
+func (Char) DDSTypeName() string { return "example_interfaces::msg::dds_::Char_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/Char.
-func (*Char) TypeHash() string {
+func (Char) TypeHash() string {
 	return "RIHS01_320dcd57e1183fb08463cc3ab50bf7e5ce0ecee39f64d15a9e9eeca3384c91a5"
 }
 

@@ -11,13 +11,13 @@ type Empty struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/Empty".
-func (*Empty) TypeName() string { return "example_interfaces/msg/Empty" }
+func (Empty) TypeName() string { return "example_interfaces/msg/Empty" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::Empty_".
-func (*Empty) DDSTypeName() string { return "example_interfaces::msg::dds_::Empty_" }
+func (Empty) DDSTypeName() string { return "example_interfaces::msg::dds_::Empty_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/Empty.
-func (*Empty) TypeHash() string {
+func (Empty) TypeHash() string {
 	return "RIHS01_73c22a7341eeccf8ef504a991e60d4078223f0931a5d5d212800e7c978903c58"
 }
 

@@ -12,13 +12,13 @@ type Float32 struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/Float32".
-func (*Float32) TypeName() string { return "example_interfaces/msg/Float32" }
+func (Float32) TypeName() string { return "example_interfaces/msg/Float32" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::Float32_".
-func (*Float32) DDSTypeName() string { return "example_interfaces::msg::dds_::Float32_" }
+func (Float32) DDSTypeName() string { return "example_interfaces::msg::dds_::Float32_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/Float32.
-func (*Float32) TypeHash() string {
+func (Float32) TypeHash() string {
 	return "RIHS01_6a112d9235f8e8088d7a2bc77cb955341ac0d5c9870bdc592651a4186bb246f3"
 }
 

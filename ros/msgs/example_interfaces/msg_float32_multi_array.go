@@ -13,15 +13,15 @@ type Float32MultiArray struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/Float32MultiArray".
-func (*Float32MultiArray) TypeName() string { return "example_interfaces/msg/Float32MultiArray" }
+func (Float32MultiArray) TypeName() string { return "example_interfaces/msg/Float32MultiArray" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::Float32MultiArray_".
-func (*Float32MultiArray) DDSTypeName() string {
+func (Float32MultiArray) DDSTypeName() string {
 	return "example_interfaces::msg::dds_::Float32MultiArray_"
 }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/Float32MultiArray.
-func (*Float32MultiArray) TypeHash() string {
+func (Float32MultiArray) TypeHash() string {
 	return "RIHS01_8705278e8d206a9711133794ce6466281e9698138331c4b3d91e6cc9e9dfee26"
 }
 

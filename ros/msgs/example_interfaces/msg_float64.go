@@ -12,13 +12,13 @@ type Float64 struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/Float64".
-func (*Float64) TypeName() string { return "example_interfaces/msg/Float64" }
+func (Float64) TypeName() string { return "example_interfaces/msg/Float64" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::Float64_".
-func (*Float64) DDSTypeName() string { return "example_interfaces::msg::dds_::Float64_" }
+func (Float64) DDSTypeName() string { return "example_interfaces::msg::dds_::Float64_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/Float64.
-func (*Float64) TypeHash() string {
+func (Float64) TypeHash() string {
 	return "RIHS01_74c137b7930c26339425a95fcfab441199bc41e0e572d3a0c9e95badd72b50da"
 }
 

@@ -13,15 +13,15 @@ type Float64MultiArray struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/Float64MultiArray".
-func (*Float64MultiArray) TypeName() string { return "example_interfaces/msg/Float64MultiArray" }
+func (Float64MultiArray) TypeName() string { return "example_interfaces/msg/Float64MultiArray" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::Float64MultiArray_".
-func (*Float64MultiArray) DDSTypeName() string {
+func (Float64MultiArray) DDSTypeName() string {
 	return "example_interfaces::msg::dds_::Float64MultiArray_"
 }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/Float64MultiArray.
-func (*Float64MultiArray) TypeHash() string {
+func (Float64MultiArray) TypeHash() string {
 	return "RIHS01_62a0985e7920b7bc489d1392f08c06ba0080fff5b8eaa09b27dcac122f50ad95"
 }
 

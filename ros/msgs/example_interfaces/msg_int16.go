@@ -12,13 +12,13 @@ type Int16 struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/Int16".
-func (*Int16) TypeName() string { return "example_interfaces/msg/Int16" }
+func (Int16) TypeName() string { return "example_interfaces/msg/Int16" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::Int16_".
-func (*Int16) DDSTypeName() string { return "example_interfaces::msg::dds_::Int16_" }
+func (Int16) DDSTypeName() string { return "example_interfaces::msg::dds_::Int16_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/Int16.
-func (*Int16) TypeHash() string {
+func (Int16) TypeHash() string {
 	return "RIHS01_332d94306732e4e35da38e5ae744ff35bbdaeca300908dc43488d3a844687cd6"
 }
 

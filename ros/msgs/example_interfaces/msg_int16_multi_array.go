@@ -13,15 +13,13 @@ type Int16MultiArray struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/Int16MultiArray".
-func (*Int16MultiArray) TypeName() string { return "example_interfaces/msg/Int16MultiArray" }
+func (Int16MultiArray) TypeName() string { return "example_interfaces/msg/Int16MultiArray" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::Int16MultiArray_".
-func (*Int16MultiArray) DDSTypeName() string {
-	return "example_interfaces::msg::dds_::Int16MultiArray_"
-}
+func (Int16MultiArray) DDSTypeName() string { return "example_interfaces::msg::dds_::Int16MultiArray_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/Int16MultiArray.
-func (*Int16MultiArray) TypeHash() string {
+func (Int16MultiArray) TypeHash() string {
 	return "RIHS01_d663e739410479619bfb7b9b94b0a764998acffadb8b7f5b200affa87b7ffdd2"
 }
 

@@ -12,13 +12,13 @@ type Int32 struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/Int32".
-func (*Int32) TypeName() string { return "example_interfaces/msg/Int32" }
+func (Int32) TypeName() string { return "example_interfaces/msg/Int32" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::Int32_".
-func (*Int32) DDSTypeName() string { return "example_interfaces::msg::dds_::Int32_" }
+func (Int32) DDSTypeName() string { return "example_interfaces::msg::dds_::Int32_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/Int32.
-func (*Int32) TypeHash() string {
+func (Int32) TypeHash() string {
 	return "RIHS01_5cd04cd7f3adb9d6c6064c316047b24c76622eb89144f300b536d657fd55e652"
 }
 

@@ -13,15 +13,13 @@ type Int32MultiArray struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/Int32MultiArray".
-func (*Int32MultiArray) TypeName() string { return "example_interfaces/msg/Int32MultiArray" }
+func (Int32MultiArray) TypeName() string { return "example_interfaces/msg/Int32MultiArray" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::Int32MultiArray_".
-func (*Int32MultiArray) DDSTypeName() string {
-	return "example_interfaces::msg::dds_::Int32MultiArray_"
-}
+func (Int32MultiArray) DDSTypeName() string { return "example_interfaces::msg::dds_::Int32MultiArray_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/Int32MultiArray.
-func (*Int32MultiArray) TypeHash() string {
+func (Int32MultiArray) TypeHash() string {
 	return "RIHS01_b347aff8e38e2ce3f7f4023db7922d2d4abb9d593b03c40b1427640c26595bfa"
 }
 

@@ -12,13 +12,13 @@ type Int64 struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/Int64".
-func (*Int64) TypeName() string { return "example_interfaces/msg/Int64" }
+func (Int64) TypeName() string { return "example_interfaces/msg/Int64" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::Int64_".
-func (*Int64) DDSTypeName() string { return "example_interfaces::msg::dds_::Int64_" }
+func (Int64) DDSTypeName() string { return "example_interfaces::msg::dds_::Int64_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/Int64.
-func (*Int64) TypeHash() string {
+func (Int64) TypeHash() string {
 	return "RIHS01_1b3b9a6502f560d079520c73c685a9550e5a1838d2cefd537fe0aba75a3639a0"
 }
 

@@ -13,15 +13,13 @@ type Int64MultiArray struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/Int64MultiArray".
-func (*Int64MultiArray) TypeName() string { return "example_interfaces/msg/Int64MultiArray" }
+func (Int64MultiArray) TypeName() string { return "example_interfaces/msg/Int64MultiArray" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::Int64MultiArray_".
-func (*Int64MultiArray) DDSTypeName() string {
-	return "example_interfaces::msg::dds_::Int64MultiArray_"
-}
+func (Int64MultiArray) DDSTypeName() string { return "example_interfaces::msg::dds_::Int64MultiArray_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/Int64MultiArray.
-func (*Int64MultiArray) TypeHash() string {
+func (Int64MultiArray) TypeHash() string {
 	return "RIHS01_ebce42c0d2b81bc5309deb0b2d83e30236aeb4899aea3cc7ddd18787af39c94a"
 }
 

@@ -12,13 +12,13 @@ type Int8 struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/Int8".
-func (*Int8) TypeName() string { return "example_interfaces/msg/Int8" }
+func (Int8) TypeName() string { return "example_interfaces/msg/Int8" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::Int8_".
-func (*Int8) DDSTypeName() string { return "example_interfaces::msg::dds_::Int8_" }
+func (Int8) DDSTypeName() string { return "example_interfaces::msg::dds_::Int8_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/Int8.
-func (*Int8) TypeHash() string {
+func (Int8) TypeHash() string {
 	return "RIHS01_2e9ef643d84ff37840fe787d1269aa06268960e294f4a0f5eb1e9d4eb21cbb57"
 }
 

@@ -13,13 +13,13 @@ type Int8MultiArray struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/Int8MultiArray".
-func (*Int8MultiArray) TypeName() string { return "example_interfaces/msg/Int8MultiArray" }
+func (Int8MultiArray) TypeName() string { return "example_interfaces/msg/Int8MultiArray" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::Int8MultiArray_".
-func (*Int8MultiArray) DDSTypeName() string { return "example_interfaces::msg::dds_::Int8MultiArray_" }
+func (Int8MultiArray) DDSTypeName() string { return "example_interfaces::msg::dds_::Int8MultiArray_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/Int8MultiArray.
-func (*Int8MultiArray) TypeHash() string {
+func (Int8MultiArray) TypeHash() string {
 	return "RIHS01_6d26932aefc0e5c0c473613376338609bac9925e3527dc4e8fab6b6783b6d680"
 }
 

@@ -14,15 +14,15 @@ type MultiArrayDimension struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/MultiArrayDimension".
-func (*MultiArrayDimension) TypeName() string { return "example_interfaces/msg/MultiArrayDimension" }
+func (MultiArrayDimension) TypeName() string { return "example_interfaces/msg/MultiArrayDimension" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::MultiArrayDimension_".
-func (*MultiArrayDimension) DDSTypeName() string {
+func (MultiArrayDimension) DDSTypeName() string {
 	return "example_interfaces::msg::dds_::MultiArrayDimension_"
 }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/MultiArrayDimension.
-func (*MultiArrayDimension) TypeHash() string {
+func (MultiArrayDimension) TypeHash() string {
 	return "RIHS01_a785cb9839e177e3eb760260139a919fec87821edc3314c592f2725abbf0bfcd"
 }
 

@@ -13,15 +13,15 @@ type MultiArrayLayout struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/MultiArrayLayout".
-func (*MultiArrayLayout) TypeName() string { return "example_interfaces/msg/MultiArrayLayout" }
+func (MultiArrayLayout) TypeName() string { return "example_interfaces/msg/MultiArrayLayout" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::MultiArrayLayout_".
-func (*MultiArrayLayout) DDSTypeName() string {
+func (MultiArrayLayout) DDSTypeName() string {
 	return "example_interfaces::msg::dds_::MultiArrayLayout_"
 }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/MultiArrayLayout.
-func (*MultiArrayLayout) TypeHash() string {
+func (MultiArrayLayout) TypeHash() string {
 	return "RIHS01_ba42ea30074e5826a1e91f70f3660dda2996937169487f877fc20a8a402e2c27"
 }
 

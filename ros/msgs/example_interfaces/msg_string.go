@@ -12,13 +12,13 @@ type String struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/String".
-func (*String) TypeName() string { return "example_interfaces/msg/String" }
+func (String) TypeName() string { return "example_interfaces/msg/String" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::String_".
-func (*String) DDSTypeName() string { return "example_interfaces::msg::dds_::String_" }
+func (String) DDSTypeName() string { return "example_interfaces::msg::dds_::String_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/String.
-func (*String) TypeHash() string {
+func (String) TypeHash() string {
 	return "RIHS01_5509d866a579951f2fc6c19577c32605ba16f308cae7b498341d79536d4eb06b"
 }
 

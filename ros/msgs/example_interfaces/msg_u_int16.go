@@ -12,13 +12,13 @@ type UInt16 struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/UInt16".
-func (*UInt16) TypeName() string { return "example_interfaces/msg/UInt16" }
+func (UInt16) TypeName() string { return "example_interfaces/msg/UInt16" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::UInt16_".
-func (*UInt16) DDSTypeName() string { return "example_interfaces::msg::dds_::UInt16_" }
+func (UInt16) DDSTypeName() string { return "example_interfaces::msg::dds_::UInt16_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/UInt16.
-func (*UInt16) TypeHash() string {
+func (UInt16) TypeHash() string {
 	return "RIHS01_e123d0a691fa0ce58b682f1a4eee55137dd3f20c81665f0c556f53596c7fb377"
 }
 

@@ -13,15 +13,15 @@ type UInt16MultiArray struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/UInt16MultiArray".
-func (*UInt16MultiArray) TypeName() string { return "example_interfaces/msg/UInt16MultiArray" }
+func (UInt16MultiArray) TypeName() string { return "example_interfaces/msg/UInt16MultiArray" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::UInt16MultiArray_".
-func (*UInt16MultiArray) DDSTypeName() string {
+func (UInt16MultiArray) DDSTypeName() string {
 	return "example_interfaces::msg::dds_::UInt16MultiArray_"
 }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/UInt16MultiArray.
-func (*UInt16MultiArray) TypeHash() string {
+func (UInt16MultiArray) TypeHash() string {
 	return "RIHS01_507f6456c1965ef6eab8a9cfa8860bd484e1b7039b4c4ea2c75c648182fceade"
 }
 

@@ -12,13 +12,13 @@ type UInt32 struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/UInt32".
-func (*UInt32) TypeName() string { return "example_interfaces/msg/UInt32" }
+func (UInt32) TypeName() string { return "example_interfaces/msg/UInt32" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::UInt32_".
-func (*UInt32) DDSTypeName() string { return "example_interfaces::msg::dds_::UInt32_" }
+func (UInt32) DDSTypeName() string { return "example_interfaces::msg::dds_::UInt32_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/UInt32.
-func (*UInt32) TypeHash() string {
+func (UInt32) TypeHash() string {
 	return "RIHS01_e86cccba586f30c16498f3ccd3550a764b255239a6142be3a4d7a2fa9a43515c"
 }
 

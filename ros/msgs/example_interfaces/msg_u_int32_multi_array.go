@@ -13,15 +13,15 @@ type UInt32MultiArray struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/UInt32MultiArray".
-func (*UInt32MultiArray) TypeName() string { return "example_interfaces/msg/UInt32MultiArray" }
+func (UInt32MultiArray) TypeName() string { return "example_interfaces/msg/UInt32MultiArray" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::UInt32MultiArray_".
-func (*UInt32MultiArray) DDSTypeName() string {
+func (UInt32MultiArray) DDSTypeName() string {
 	return "example_interfaces::msg::dds_::UInt32MultiArray_"
 }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/UInt32MultiArray.
-func (*UInt32MultiArray) TypeHash() string {
+func (UInt32MultiArray) TypeHash() string {
 	return "RIHS01_0683176c523a116c76141c6d4abd150dbff492b72185f1260ce38a18a35aafcf"
 }
 

@@ -12,13 +12,13 @@ type UInt64 struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/UInt64".
-func (*UInt64) TypeName() string { return "example_interfaces/msg/UInt64" }
+func (UInt64) TypeName() string { return "example_interfaces/msg/UInt64" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::UInt64_".
-func (*UInt64) DDSTypeName() string { return "example_interfaces::msg::dds_::UInt64_" }
+func (UInt64) DDSTypeName() string { return "example_interfaces::msg::dds_::UInt64_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/UInt64.
-func (*UInt64) TypeHash() string {
+func (UInt64) TypeHash() string {
 	return "RIHS01_6a3f8548c5818b7add62dd6cbbd840fd1ab17fbf9d73cad6690557b7326d8908"
 }
 

@@ -13,15 +13,15 @@ type UInt64MultiArray struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/UInt64MultiArray".
-func (*UInt64MultiArray) TypeName() string { return "example_interfaces/msg/UInt64MultiArray" }
+func (UInt64MultiArray) TypeName() string { return "example_interfaces/msg/UInt64MultiArray" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::UInt64MultiArray_".
-func (*UInt64MultiArray) DDSTypeName() string {
+func (UInt64MultiArray) DDSTypeName() string {
 	return "example_interfaces::msg::dds_::UInt64MultiArray_"
 }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/UInt64MultiArray.
-func (*UInt64MultiArray) TypeHash() string {
+func (UInt64MultiArray) TypeHash() string {
 	return "RIHS01_c05a348bd887aac76a947c901f67f93bf9a7fa14b28dce02eb495dadeb8842e4"
 }
 

@@ -12,13 +12,13 @@ type UInt8 struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/UInt8".
-func (*UInt8) TypeName() string { return "example_interfaces/msg/UInt8" }
+func (UInt8) TypeName() string { return "example_interfaces/msg/UInt8" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::UInt8_".
-func (*UInt8) DDSTypeName() string { return "example_interfaces::msg::dds_::UInt8_" }
+func (UInt8) DDSTypeName() string { return "example_interfaces::msg::dds_::UInt8_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/UInt8.
-func (*UInt8) TypeHash() string {
+func (UInt8) TypeHash() string {
 	return "RIHS01_9255b6d0dd98f5b573afbff223131279b788ac45cf051fb462c12dd9a30f4061"
 }
 

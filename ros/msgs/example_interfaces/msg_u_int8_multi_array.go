@@ -13,15 +13,13 @@ type UInt8MultiArray struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/UInt8MultiArray".
-func (*UInt8MultiArray) TypeName() string { return "example_interfaces/msg/UInt8MultiArray" }
+func (UInt8MultiArray) TypeName() string { return "example_interfaces/msg/UInt8MultiArray" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::UInt8MultiArray_".
-func (*UInt8MultiArray) DDSTypeName() string {
-	return "example_interfaces::msg::dds_::UInt8MultiArray_"
-}
+func (UInt8MultiArray) DDSTypeName() string { return "example_interfaces::msg::dds_::UInt8MultiArray_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/UInt8MultiArray.
-func (*UInt8MultiArray) TypeHash() string {
+func (UInt8MultiArray) TypeHash() string {
 	return "RIHS01_7a49ef5ed9b7182488303b4027d54719ba7266e776bd446dac30e79b56fb0a71"
 }
 

@@ -12,13 +12,13 @@ type WString struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/msg/WString".
-func (*WString) TypeName() string { return "example_interfaces/msg/WString" }
+func (WString) TypeName() string { return "example_interfaces/msg/WString" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::msg::dds_::WString_".
-func (*WString) DDSTypeName() string { return "example_interfaces::msg::dds_::WString_" }
+func (WString) DDSTypeName() string { return "example_interfaces::msg::dds_::WString_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/msg/WString.
-func (*WString) TypeHash() string {
+func (WString) TypeHash() string {
 	return "RIHS01_32033e06d9dfe5468c5d6e1dc8b7a23c8910bad071cfd4e151a951d580e68dd8"
 }
 

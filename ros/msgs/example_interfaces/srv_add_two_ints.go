@@ -39,15 +39,15 @@ type AddTwoIntsRequest struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/srv/AddTwoInts_Request".
-func (*AddTwoIntsRequest) TypeName() string { return "example_interfaces/srv/AddTwoInts_Request" }
+func (AddTwoIntsRequest) TypeName() string { return "example_interfaces/srv/AddTwoInts_Request" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::srv::dds_::AddTwoInts_Request_".
-func (*AddTwoIntsRequest) DDSTypeName() string {
+func (AddTwoIntsRequest) DDSTypeName() string {
 	return "example_interfaces::srv::dds_::AddTwoInts_Request_"
 }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/srv/AddTwoInts_Request.
-func (*AddTwoIntsRequest) TypeHash() string {
+func (AddTwoIntsRequest) TypeHash() string {
 	return "RIHS01_000c5fd92d6b2e1a05949348f584d6d652adea1e92d691792011ac2273508302"
 }
 
@@ -87,15 +87,15 @@ type AddTwoIntsResponse struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/srv/AddTwoInts_Response".
-func (*AddTwoIntsResponse) TypeName() string { return "example_interfaces/srv/AddTwoInts_Response" }
+func (AddTwoIntsResponse) TypeName() string { return "example_interfaces/srv/AddTwoInts_Response" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::srv::dds_::AddTwoInts_Response_".
-func (*AddTwoIntsResponse) DDSTypeName() string {
+func (AddTwoIntsResponse) DDSTypeName() string {
 	return "example_interfaces::srv::dds_::AddTwoInts_Response_"
 }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/srv/AddTwoInts_Response.
-func (*AddTwoIntsResponse) TypeHash() string {
+func (AddTwoIntsResponse) TypeHash() string {
 	return "RIHS01_de5c030d4af33cba2749310b249737b631594703f9300495f48bffb2b44dcc2f"
 }
 
@@ -135,15 +135,15 @@ type AddTwoIntsEvent struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/srv/AddTwoInts_Event".
-func (*AddTwoIntsEvent) TypeName() string { return "example_interfaces/srv/AddTwoInts_Event" }
+func (AddTwoIntsEvent) TypeName() string { return "example_interfaces/srv/AddTwoInts_Event" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::srv::dds_::AddTwoInts_Event_".
-func (*AddTwoIntsEvent) DDSTypeName() string {
+func (AddTwoIntsEvent) DDSTypeName() string {
 	return "example_interfaces::srv::dds_::AddTwoInts_Event_"
 }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/srv/AddTwoInts_Event.
-func (*AddTwoIntsEvent) TypeHash() string {
+func (AddTwoIntsEvent) TypeHash() string {
 	return "RIHS01_32c1d140259c71e5c355115942bcb31df98b4330e4d906b1b75ccb1c9b3ce6c8"
 }
 

@@ -38,13 +38,13 @@ type SetBoolRequest struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/srv/SetBool_Request".
-func (*SetBoolRequest) TypeName() string { return "example_interfaces/srv/SetBool_Request" }
+func (SetBoolRequest) TypeName() string { return "example_interfaces/srv/SetBool_Request" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::srv::dds_::SetBool_Request_".
-func (*SetBoolRequest) DDSTypeName() string { return "example_interfaces::srv::dds_::SetBool_Request_" }
+func (SetBoolRequest) DDSTypeName() string { return "example_interfaces::srv::dds_::SetBool_Request_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/srv/SetBool_Request.
-func (*SetBoolRequest) TypeHash() string {
+func (SetBoolRequest) TypeHash() string {
 	return "RIHS01_db31a9146de9f58c3196ef92ebc43abc460199adfa57ece51550f37544c4ee58"
 }
 
@@ -83,15 +83,15 @@ type SetBoolResponse struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/srv/SetBool_Response".
-func (*SetBoolResponse) TypeName() string { return "example_interfaces/srv/SetBool_Response" }
+func (SetBoolResponse) TypeName() string { return "example_interfaces/srv/SetBool_Response" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::srv::dds_::SetBool_Response_".
-func (*SetBoolResponse) DDSTypeName() string {
+func (SetBoolResponse) DDSTypeName() string {
 	return "example_interfaces::srv::dds_::SetBool_Response_"
 }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/srv/SetBool_Response.
-func (*SetBoolResponse) TypeHash() string {
+func (SetBoolResponse) TypeHash() string {
 	return "RIHS01_fd35d6974b0ede7fad127f600619719eb7caf8b0ff8b02a4a5a103900479a619"
 }
 
@@ -133,13 +133,13 @@ type SetBoolEvent struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/srv/SetBool_Event".
-func (*SetBoolEvent) TypeName() string { return "example_interfaces/srv/SetBool_Event" }
+func (SetBoolEvent) TypeName() string { return "example_interfaces/srv/SetBool_Event" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::srv::dds_::SetBool_Event_".
-func (*SetBoolEvent) DDSTypeName() string { return "example_interfaces::srv::dds_::SetBool_Event_" }
+func (SetBoolEvent) DDSTypeName() string { return "example_interfaces::srv::dds_::SetBool_Event_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/srv/SetBool_Event.
-func (*SetBoolEvent) TypeHash() string {
+func (SetBoolEvent) TypeHash() string {
 	return "RIHS01_0272d5150675582af790e0fbff2bb40112f61fcc62651ffff02074ec98b4dd2c"
 }
 

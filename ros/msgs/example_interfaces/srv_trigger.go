@@ -37,13 +37,13 @@ type TriggerRequest struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/srv/Trigger_Request".
-func (*TriggerRequest) TypeName() string { return "example_interfaces/srv/Trigger_Request" }
+func (TriggerRequest) TypeName() string { return "example_interfaces/srv/Trigger_Request" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::srv::dds_::Trigger_Request_".
-func (*TriggerRequest) DDSTypeName() string { return "example_interfaces::srv::dds_::Trigger_Request_" }
+func (TriggerRequest) DDSTypeName() string { return "example_interfaces::srv::dds_::Trigger_Request_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/srv/Trigger_Request.
-func (*TriggerRequest) TypeHash() string {
+func (TriggerRequest) TypeHash() string {
 	return "RIHS01_2521571bb7fb4de94da045720b069b2859084c689ee27382f48414ebf4dd3a8d"
 }
 
@@ -82,15 +82,15 @@ type TriggerResponse struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/srv/Trigger_Response".
-func (*TriggerResponse) TypeName() string { return "example_interfaces/srv/Trigger_Response" }
+func (TriggerResponse) TypeName() string { return "example_interfaces/srv/Trigger_Response" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::srv::dds_::Trigger_Response_".
-func (*TriggerResponse) DDSTypeName() string {
+func (TriggerResponse) DDSTypeName() string {
 	return "example_interfaces::srv::dds_::Trigger_Response_"
 }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/srv/Trigger_Response.
-func (*TriggerResponse) TypeHash() string {
+func (TriggerResponse) TypeHash() string {
 	return "RIHS01_3faa1e36b834f5705a7e9aa990c4720c082f0630bf28abedf315cc69f01dc8fc"
 }
 
@@ -132,13 +132,13 @@ type TriggerEvent struct {
 }
 
 // TypeName returns the ROS type name "example_interfaces/srv/Trigger_Event".
-func (*TriggerEvent) TypeName() string { return "example_interfaces/srv/Trigger_Event" }
+func (TriggerEvent) TypeName() string { return "example_interfaces/srv/Trigger_Event" }
 
 // DDSTypeName returns the DDS type name "example_interfaces::srv::dds_::Trigger_Event_".
-func (*TriggerEvent) DDSTypeName() string { return "example_interfaces::srv::dds_::Trigger_Event_" }
+func (TriggerEvent) DDSTypeName() string { return "example_interfaces::srv::dds_::Trigger_Event_" }
 
 // TypeHash returns the RIHS01 type hash of example_interfaces/srv/Trigger_Event.
-func (*TriggerEvent) TypeHash() string {
+func (TriggerEvent) TypeHash() string {
 	return "RIHS01_37216e82646e85e9dacb76811000fc4c5e303dd4ef29b4151c189a3fa734296f"
 }
 

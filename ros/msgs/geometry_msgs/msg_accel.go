@@ -13,13 +13,13 @@ type Accel struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/Accel".
-func (*Accel) TypeName() string { return "geometry_msgs/msg/Accel" }
+func (Accel) TypeName() string { return "geometry_msgs/msg/Accel" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::Accel_".
-func (*Accel) DDSTypeName() string { return "geometry_msgs::msg::dds_::Accel_" }
+func (Accel) DDSTypeName() string { return "geometry_msgs::msg::dds_::Accel_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/Accel.
-func (*Accel) TypeHash() string {
+func (Accel) TypeHash() string {
 	return "RIHS01_dc448243ded9b1fcbcca24aba0c22f013dae06c354ba2d849571c0a2a3f57ca0"
 }
 

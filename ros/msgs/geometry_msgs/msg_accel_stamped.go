@@ -14,13 +14,13 @@ type AccelStamped struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/AccelStamped".
-func (*AccelStamped) TypeName() string { return "geometry_msgs/msg/AccelStamped" }
+func (AccelStamped) TypeName() string { return "geometry_msgs/msg/AccelStamped" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::AccelStamped_".
-func (*AccelStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::AccelStamped_" }
+func (AccelStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::AccelStamped_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/AccelStamped.
-func (*AccelStamped) TypeHash() string {
+func (AccelStamped) TypeHash() string {
 	return "RIHS01_ef1df9eabae0a708cc049a061ebcddc4e2a5f745730100ba680e086a9698b165"
 }
 

@@ -13,15 +13,15 @@ type AccelWithCovariance struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/AccelWithCovariance".
-func (*AccelWithCovariance) TypeName() string { return "geometry_msgs/msg/AccelWithCovariance" }
+func (AccelWithCovariance) TypeName() string { return "geometry_msgs/msg/AccelWithCovariance" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::AccelWithCovariance_".
-func (*AccelWithCovariance) DDSTypeName() string {
+func (AccelWithCovariance) DDSTypeName() string {
 	return "geometry_msgs::msg::dds_::AccelWithCovariance_"
 }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/AccelWithCovariance.
-func (*AccelWithCovariance) TypeHash() string {
+func (AccelWithCovariance) TypeHash() string {
 	return "RIHS01_230d51bd53bc36f260574e73b42941cefe44684753480b6fc330c032c5db5997"
 }
 

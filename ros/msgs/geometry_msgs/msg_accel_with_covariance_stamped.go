@@ -14,17 +14,17 @@ type AccelWithCovarianceStamped struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/AccelWithCovarianceStamped".
-func (*AccelWithCovarianceStamped) TypeName() string {
+func (AccelWithCovarianceStamped) TypeName() string {
 	return "geometry_msgs/msg/AccelWithCovarianceStamped"
 }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::AccelWithCovarianceStamped_".
-func (*AccelWithCovarianceStamped) DDSTypeName() string {
+func (AccelWithCovarianceStamped) DDSTypeName() string {
 	return "geometry_msgs::msg::dds_::AccelWithCovarianceStamped_"
 }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/AccelWithCovarianceStamped.
-func (*AccelWithCovarianceStamped) TypeHash() string {
+func (AccelWithCovarianceStamped) TypeHash() string {
 	return "RIHS01_61c9ad8928e71dd95ce791b2f02809ee2a0bbcc42cd0e4047fd00a822a08e444"
 }
 

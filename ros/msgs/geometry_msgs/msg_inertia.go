@@ -19,13 +19,13 @@ type Inertia struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/Inertia".
-func (*Inertia) TypeName() string { return "geometry_msgs/msg/Inertia" }
+func (Inertia) TypeName() string { return "geometry_msgs/msg/Inertia" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::Inertia_".
-func (*Inertia) DDSTypeName() string { return "geometry_msgs::msg::dds_::Inertia_" }
+func (Inertia) DDSTypeName() string { return "geometry_msgs::msg::dds_::Inertia_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/Inertia.
-func (*Inertia) TypeHash() string {
+func (Inertia) TypeHash() string {
 	return "RIHS01_2ddd5dab5c347825ba2e56c895ddccfd0b8efe53ae931bf67f905529930b4bd7"
 }
 

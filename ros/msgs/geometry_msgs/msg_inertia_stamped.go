@@ -14,13 +14,13 @@ type InertiaStamped struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/InertiaStamped".
-func (*InertiaStamped) TypeName() string { return "geometry_msgs/msg/InertiaStamped" }
+func (InertiaStamped) TypeName() string { return "geometry_msgs/msg/InertiaStamped" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::InertiaStamped_".
-func (*InertiaStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::InertiaStamped_" }
+func (InertiaStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::InertiaStamped_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/InertiaStamped.
-func (*InertiaStamped) TypeHash() string {
+func (InertiaStamped) TypeHash() string {
 	return "RIHS01_766be45976252babf7f9d8ac4ae7c912a7ceccf71035622529f27518b695aa09"
 }
 

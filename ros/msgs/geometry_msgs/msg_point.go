@@ -14,13 +14,13 @@ type Point struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/Point".
-func (*Point) TypeName() string { return "geometry_msgs/msg/Point" }
+func (Point) TypeName() string { return "geometry_msgs/msg/Point" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::Point_".
-func (*Point) DDSTypeName() string { return "geometry_msgs::msg::dds_::Point_" }
+func (Point) DDSTypeName() string { return "geometry_msgs::msg::dds_::Point_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/Point.
-func (*Point) TypeHash() string {
+func (Point) TypeHash() string {
 	return "RIHS01_6963084842a9b04494d6b2941d11444708d892da2f4b09843b9c43f42a7f6881"
 }
 

@@ -14,13 +14,13 @@ type Point32 struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/Point32".
-func (*Point32) TypeName() string { return "geometry_msgs/msg/Point32" }
+func (Point32) TypeName() string { return "geometry_msgs/msg/Point32" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::Point32_".
-func (*Point32) DDSTypeName() string { return "geometry_msgs::msg::dds_::Point32_" }
+func (Point32) DDSTypeName() string { return "geometry_msgs::msg::dds_::Point32_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/Point32.
-func (*Point32) TypeHash() string {
+func (Point32) TypeHash() string {
 	return "RIHS01_2fc4db7cae16a4582c79a56b66173a8d48d52c7dc520ddc55a0d4bcf2a4bfdbc"
 }
 

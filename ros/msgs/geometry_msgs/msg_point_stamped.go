@@ -14,13 +14,13 @@ type PointStamped struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/PointStamped".
-func (*PointStamped) TypeName() string { return "geometry_msgs/msg/PointStamped" }
+func (PointStamped) TypeName() string { return "geometry_msgs/msg/PointStamped" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::PointStamped_".
-func (*PointStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::PointStamped_" }
+func (PointStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::PointStamped_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/PointStamped.
-func (*PointStamped) TypeHash() string {
+func (PointStamped) TypeHash() string {
 	return "RIHS01_4c0296af86e01e562e9e0405d138a01537247580076c58ea38d7923ac1045897"
 }
 

@@ -12,13 +12,13 @@ type Polygon struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/Polygon".
-func (*Polygon) TypeName() string { return "geometry_msgs/msg/Polygon" }
+func (Polygon) TypeName() string { return "geometry_msgs/msg/Polygon" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::Polygon_".
-func (*Polygon) DDSTypeName() string { return "geometry_msgs::msg::dds_::Polygon_" }
+func (Polygon) DDSTypeName() string { return "geometry_msgs::msg::dds_::Polygon_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/Polygon.
-func (*Polygon) TypeHash() string {
+func (Polygon) TypeHash() string {
 	return "RIHS01_3782f9f0bf044964d692d6c017d705e37611afb1f0bf6a9dee248a7dda0f784a"
 }
 

@@ -13,13 +13,13 @@ type PolygonInstance struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/PolygonInstance".
-func (*PolygonInstance) TypeName() string { return "geometry_msgs/msg/PolygonInstance" }
+func (PolygonInstance) TypeName() string { return "geometry_msgs/msg/PolygonInstance" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::PolygonInstance_".
-func (*PolygonInstance) DDSTypeName() string { return "geometry_msgs::msg::dds_::PolygonInstance_" }
+func (PolygonInstance) DDSTypeName() string { return "geometry_msgs::msg::dds_::PolygonInstance_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/PolygonInstance.
-func (*PolygonInstance) TypeHash() string {
+func (PolygonInstance) TypeHash() string {
 	return "RIHS01_fa1cb3dc774329865258afef74f65b0553d487510c6d0f93ba38cc32d62ac0e5"
 }
 

@@ -14,15 +14,15 @@ type PolygonInstanceStamped struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/PolygonInstanceStamped".
-func (*PolygonInstanceStamped) TypeName() string { return "geometry_msgs/msg/PolygonInstanceStamped" }
+func (PolygonInstanceStamped) TypeName() string { return "geometry_msgs/msg/PolygonInstanceStamped" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::PolygonInstanceStamped_".
-func (*PolygonInstanceStamped) DDSTypeName() string {
+func (PolygonInstanceStamped) DDSTypeName() string {
 	return "geometry_msgs::msg::dds_::PolygonInstanceStamped_"
 }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/PolygonInstanceStamped.
-func (*PolygonInstanceStamped) TypeHash() string {
+func (PolygonInstanceStamped) TypeHash() string {
 	return "RIHS01_802f37ea4398d7ce547936aab1fd278923716a13c63373887cd896957434ce2f"
 }
 

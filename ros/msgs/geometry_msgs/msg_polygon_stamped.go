@@ -14,13 +14,13 @@ type PolygonStamped struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/PolygonStamped".
-func (*PolygonStamped) TypeName() string { return "geometry_msgs/msg/PolygonStamped" }
+func (PolygonStamped) TypeName() string { return "geometry_msgs/msg/PolygonStamped" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::PolygonStamped_".
-func (*PolygonStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::PolygonStamped_" }
+func (PolygonStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::PolygonStamped_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/PolygonStamped.
-func (*PolygonStamped) TypeHash() string {
+func (PolygonStamped) TypeHash() string {
 	return "RIHS01_b7cf07932f1523d4b4088075945c1a0141f7cd21da87cc940fc61652e9138b46"
 }
 

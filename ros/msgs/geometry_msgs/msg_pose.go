@@ -13,13 +13,13 @@ type Pose struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/Pose".
-func (*Pose) TypeName() string { return "geometry_msgs/msg/Pose" }
+func (Pose) TypeName() string { return "geometry_msgs/msg/Pose" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::Pose_".
-func (*Pose) DDSTypeName() string { return "geometry_msgs::msg::dds_::Pose_" }
+func (Pose) DDSTypeName() string { return "geometry_msgs::msg::dds_::Pose_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/Pose.
-func (*Pose) TypeHash() string {
+func (Pose) TypeHash() string {
 	return "RIHS01_d501954e9476cea2996984e812054b68026ae0bfae789d9a10b23daf35cc90fa"
 }
 

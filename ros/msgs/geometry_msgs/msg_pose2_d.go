@@ -14,13 +14,13 @@ type Pose2D struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/Pose2D".
-func (*Pose2D) TypeName() string { return "geometry_msgs/msg/Pose2D" }
+func (Pose2D) TypeName() string { return "geometry_msgs/msg/Pose2D" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::Pose2D_".
-func (*Pose2D) DDSTypeName() string { return "geometry_msgs::msg::dds_::Pose2D_" }
+func (Pose2D) DDSTypeName() string { return "geometry_msgs::msg::dds_::Pose2D_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/Pose2D.
-func (*Pose2D) TypeHash() string {
+func (Pose2D) TypeHash() string {
 	return "RIHS01_d68efa5b46e70f7b16ca23085474fdac5a44b638783ec42f661da64da4724ccc"
 }
 

@@ -14,13 +14,13 @@ type PoseArray struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/PoseArray".
-func (*PoseArray) TypeName() string { return "geometry_msgs/msg/PoseArray" }
+func (PoseArray) TypeName() string { return "geometry_msgs/msg/PoseArray" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::PoseArray_".
-func (*PoseArray) DDSTypeName() string { return "geometry_msgs::msg::dds_::PoseArray_" }
+func (PoseArray) DDSTypeName() string { return "geometry_msgs::msg::dds_::PoseArray_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/PoseArray.
-func (*PoseArray) TypeHash() string {
+func (PoseArray) TypeHash() string {
 	return "RIHS01_af0cc36d190e104d546d168d6b39df04fa4b4ccecf59cb4c9ed328d3d5004aa0"
 }
 

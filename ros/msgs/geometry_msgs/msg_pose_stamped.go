@@ -14,13 +14,13 @@ type PoseStamped struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/PoseStamped".
-func (*PoseStamped) TypeName() string { return "geometry_msgs/msg/PoseStamped" }
+func (PoseStamped) TypeName() string { return "geometry_msgs/msg/PoseStamped" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::PoseStamped_".
-func (*PoseStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::PoseStamped_" }
+func (PoseStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::PoseStamped_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/PoseStamped.
-func (*PoseStamped) TypeHash() string {
+func (PoseStamped) TypeHash() string {
 	return "RIHS01_10f3786d7d40fd2b54367835614bff85d4ad3b5dab62bf8bca0cc232d73b4cd8"
 }
 

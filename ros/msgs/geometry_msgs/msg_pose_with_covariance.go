@@ -13,15 +13,15 @@ type PoseWithCovariance struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/PoseWithCovariance".
-func (*PoseWithCovariance) TypeName() string { return "geometry_msgs/msg/PoseWithCovariance" }
+func (PoseWithCovariance) TypeName() string { return "geometry_msgs/msg/PoseWithCovariance" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::PoseWithCovariance_".
-func (*PoseWithCovariance) DDSTypeName() string {
+func (PoseWithCovariance) DDSTypeName() string {
 	return "geometry_msgs::msg::dds_::PoseWithCovariance_"
 }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/PoseWithCovariance.
-func (*PoseWithCovariance) TypeHash() string {
+func (PoseWithCovariance) TypeHash() string {
 	return "RIHS01_9a7c0fd234b7f45c6098745ecccd773ca1085670e64107135397aee31c02e1bb"
 }
 

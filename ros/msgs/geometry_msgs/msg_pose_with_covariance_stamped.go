@@ -14,17 +14,17 @@ type PoseWithCovarianceStamped struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/PoseWithCovarianceStamped".
-func (*PoseWithCovarianceStamped) TypeName() string {
+func (PoseWithCovarianceStamped) TypeName() string {
 	return "geometry_msgs/msg/PoseWithCovarianceStamped"
 }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::PoseWithCovarianceStamped_".
-func (*PoseWithCovarianceStamped) DDSTypeName() string {
+func (PoseWithCovarianceStamped) DDSTypeName() string {
 	return "geometry_msgs::msg::dds_::PoseWithCovarianceStamped_"
 }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/PoseWithCovarianceStamped.
-func (*PoseWithCovarianceStamped) TypeHash() string {
+func (PoseWithCovarianceStamped) TypeHash() string {
 	return "RIHS01_26432f9803e43727d3c8f668d1fdb3c630f548af631e2f4e31382371bfea3b6e"
 }
 

@@ -15,13 +15,13 @@ type Quaternion struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/Quaternion".
-func (*Quaternion) TypeName() string { return "geometry_msgs/msg/Quaternion" }
+func (Quaternion) TypeName() string { return "geometry_msgs/msg/Quaternion" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::Quaternion_".
-func (*Quaternion) DDSTypeName() string { return "geometry_msgs::msg::dds_::Quaternion_" }
+func (Quaternion) DDSTypeName() string { return "geometry_msgs::msg::dds_::Quaternion_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/Quaternion.
-func (*Quaternion) TypeHash() string {
+func (Quaternion) TypeHash() string {
 	return "RIHS01_8a765f66778c8ff7c8ab94afcc590a2ed5325a1d9a076ffff38fbce36f458684"
 }
 

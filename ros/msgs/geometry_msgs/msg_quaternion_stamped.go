@@ -14,13 +14,13 @@ type QuaternionStamped struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/QuaternionStamped".
-func (*QuaternionStamped) TypeName() string { return "geometry_msgs/msg/QuaternionStamped" }
+func (QuaternionStamped) TypeName() string { return "geometry_msgs/msg/QuaternionStamped" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::QuaternionStamped_".
-func (*QuaternionStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::QuaternionStamped_" }
+func (QuaternionStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::QuaternionStamped_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/QuaternionStamped.
-func (*QuaternionStamped) TypeHash() string {
+func (QuaternionStamped) TypeHash() string {
 	return "RIHS01_381add86c6c3160644d228ca342182c7fd6c7fab11c7a85ad817a9cc22dbac6e"
 }
 

@@ -13,13 +13,13 @@ type Transform struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/Transform".
-func (*Transform) TypeName() string { return "geometry_msgs/msg/Transform" }
+func (Transform) TypeName() string { return "geometry_msgs/msg/Transform" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::Transform_".
-func (*Transform) DDSTypeName() string { return "geometry_msgs::msg::dds_::Transform_" }
+func (Transform) DDSTypeName() string { return "geometry_msgs::msg::dds_::Transform_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/Transform.
-func (*Transform) TypeHash() string {
+func (Transform) TypeHash() string {
 	return "RIHS01_beb83fbe698636351461f6f35d1abb20010c43d55374d81bd041f1ba2581fddc"
 }
 

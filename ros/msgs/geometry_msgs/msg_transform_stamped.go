@@ -15,13 +15,13 @@ type TransformStamped struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/TransformStamped".
-func (*TransformStamped) TypeName() string { return "geometry_msgs/msg/TransformStamped" }
+func (TransformStamped) TypeName() string { return "geometry_msgs/msg/TransformStamped" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::TransformStamped_".
-func (*TransformStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::TransformStamped_" }
+func (TransformStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::TransformStamped_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/TransformStamped.
-func (*TransformStamped) TypeHash() string {
+func (TransformStamped) TypeHash() string {
 	return "RIHS01_0a241f87d04668d94099cbb5ba11691d5ad32c2f29682e4eb5653424bd275206"
 }
 

@@ -13,13 +13,13 @@ type Twist struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/Twist".
-func (*Twist) TypeName() string { return "geometry_msgs/msg/Twist" }
+func (Twist) TypeName() string { return "geometry_msgs/msg/Twist" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::Twist_".
-func (*Twist) DDSTypeName() string { return "geometry_msgs::msg::dds_::Twist_" }
+func (Twist) DDSTypeName() string { return "geometry_msgs::msg::dds_::Twist_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/Twist.
-func (*Twist) TypeHash() string {
+func (Twist) TypeHash() string {
 	return "RIHS01_9c45bf16fe0983d80e3cfe750d6835843d265a9a6c46bd2e609fcddde6fb8d2a"
 }
 

@@ -14,13 +14,13 @@ type TwistStamped struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/TwistStamped".
-func (*TwistStamped) TypeName() string { return "geometry_msgs/msg/TwistStamped" }
+func (TwistStamped) TypeName() string { return "geometry_msgs/msg/TwistStamped" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::TwistStamped_".
-func (*TwistStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::TwistStamped_" }
+func (TwistStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::TwistStamped_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/TwistStamped.
-func (*TwistStamped) TypeHash() string {
+func (TwistStamped) TypeHash() string {
 	return "RIHS01_5f0fcd4f81d5d06ad9b4c4c63e3ea51b82d6ae4d0558f1d475229b1121db6f64"
 }
 

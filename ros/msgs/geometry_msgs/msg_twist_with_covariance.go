@@ -13,15 +13,15 @@ type TwistWithCovariance struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/TwistWithCovariance".
-func (*TwistWithCovariance) TypeName() string { return "geometry_msgs/msg/TwistWithCovariance" }
+func (TwistWithCovariance) TypeName() string { return "geometry_msgs/msg/TwistWithCovariance" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::TwistWithCovariance_".
-func (*TwistWithCovariance) DDSTypeName() string {
+func (TwistWithCovariance) DDSTypeName() string {
 	return "geometry_msgs::msg::dds_::TwistWithCovariance_"
 }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/TwistWithCovariance.
-func (*TwistWithCovariance) TypeHash() string {
+func (TwistWithCovariance) TypeHash() string {
 	return "RIHS01_49f574f033f095d8b6cd1beaca5ca7925e296e84af1716d16c89d38b059c8c18"
 }
 

@@ -14,17 +14,17 @@ type TwistWithCovarianceStamped struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/TwistWithCovarianceStamped".
-func (*TwistWithCovarianceStamped) TypeName() string {
+func (TwistWithCovarianceStamped) TypeName() string {
 	return "geometry_msgs/msg/TwistWithCovarianceStamped"
 }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::TwistWithCovarianceStamped_".
-func (*TwistWithCovarianceStamped) DDSTypeName() string {
+func (TwistWithCovarianceStamped) DDSTypeName() string {
 	return "geometry_msgs::msg::dds_::TwistWithCovarianceStamped_"
 }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/TwistWithCovarianceStamped.
-func (*TwistWithCovarianceStamped) TypeHash() string {
+func (TwistWithCovarianceStamped) TypeHash() string {
 	return "RIHS01_77b67434531e6529b7a0091357b186b6ebdb17fd9ffd3e0c7ce9d3fb11a44563"
 }
 

@@ -14,13 +14,13 @@ type Vector3 struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/Vector3".
-func (*Vector3) TypeName() string { return "geometry_msgs/msg/Vector3" }
+func (Vector3) TypeName() string { return "geometry_msgs/msg/Vector3" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::Vector3_".
-func (*Vector3) DDSTypeName() string { return "geometry_msgs::msg::dds_::Vector3_" }
+func (Vector3) DDSTypeName() string { return "geometry_msgs::msg::dds_::Vector3_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/Vector3.
-func (*Vector3) TypeHash() string {
+func (Vector3) TypeHash() string {
 	return "RIHS01_cc12fe83e4c02719f1ce8070bfd14aecd40f75a96696a67a2a1f37f7dbb0765d"
 }
 

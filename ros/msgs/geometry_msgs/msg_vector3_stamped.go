@@ -14,13 +14,13 @@ type Vector3Stamped struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/Vector3Stamped".
-func (*Vector3Stamped) TypeName() string { return "geometry_msgs/msg/Vector3Stamped" }
+func (Vector3Stamped) TypeName() string { return "geometry_msgs/msg/Vector3Stamped" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::Vector3Stamped_".
-func (*Vector3Stamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::Vector3Stamped_" }
+func (Vector3Stamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::Vector3Stamped_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/Vector3Stamped.
-func (*Vector3Stamped) TypeHash() string {
+func (Vector3Stamped) TypeHash() string {
 	return "RIHS01_d4829622288cbb443886e7ea94ea5671a3b1be6bab4ad04224432a65f7d7887a"
 }
 

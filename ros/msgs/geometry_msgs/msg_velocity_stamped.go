@@ -16,13 +16,13 @@ type VelocityStamped struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/VelocityStamped".
-func (*VelocityStamped) TypeName() string { return "geometry_msgs/msg/VelocityStamped" }
+func (VelocityStamped) TypeName() string { return "geometry_msgs/msg/VelocityStamped" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::VelocityStamped_".
-func (*VelocityStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::VelocityStamped_" }
+func (VelocityStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::VelocityStamped_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/VelocityStamped.
-func (*VelocityStamped) TypeHash() string {
+func (VelocityStamped) TypeHash() string {
 	return "RIHS01_55e7196186c8dbe4375278d7f1ac050dd8c9bacade1cf3eef8460fa667bd2457"
 }
 

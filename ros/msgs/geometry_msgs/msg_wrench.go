@@ -13,13 +13,13 @@ type Wrench struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/Wrench".
-func (*Wrench) TypeName() string { return "geometry_msgs/msg/Wrench" }
+func (Wrench) TypeName() string { return "geometry_msgs/msg/Wrench" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::Wrench_".
-func (*Wrench) DDSTypeName() string { return "geometry_msgs::msg::dds_::Wrench_" }
+func (Wrench) DDSTypeName() string { return "geometry_msgs::msg::dds_::Wrench_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/Wrench.
-func (*Wrench) TypeHash() string {
+func (Wrench) TypeHash() string {
 	return "RIHS01_018e8519d57c16adbe97c9fe1460ef21fec7e31bc541de3d653a35895677ce52"
 }
 

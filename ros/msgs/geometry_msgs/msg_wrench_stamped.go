@@ -14,13 +14,13 @@ type WrenchStamped struct {
 }
 
 // TypeName returns the ROS type name "geometry_msgs/msg/WrenchStamped".
-func (*WrenchStamped) TypeName() string { return "geometry_msgs/msg/WrenchStamped" }
+func (WrenchStamped) TypeName() string { return "geometry_msgs/msg/WrenchStamped" }
 
 // DDSTypeName returns the DDS type name "geometry_msgs::msg::dds_::WrenchStamped_".
-func (*WrenchStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::WrenchStamped_" }
+func (WrenchStamped) DDSTypeName() string { return "geometry_msgs::msg::dds_::WrenchStamped_" }
 
 // TypeHash returns the RIHS01 type hash of geometry_msgs/msg/WrenchStamped.
-func (*WrenchStamped) TypeHash() string {
+func (WrenchStamped) TypeHash() string {
 	return "RIHS01_8dc3deaf06b2ab281f9f9a742a8961c328ca7cec16e3fd6586d3a5c83fa78f77"
 }
 

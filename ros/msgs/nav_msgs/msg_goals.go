@@ -15,13 +15,13 @@ type Goals struct {
 }
 
 // TypeName returns the ROS type name "nav_msgs/msg/Goals".
-func (*Goals) TypeName() string { return "nav_msgs/msg/Goals" }
+func (Goals) TypeName() string { return "nav_msgs/msg/Goals" }
 
 // DDSTypeName returns the DDS type name "nav_msgs::msg::dds_::Goals_".
-func (*Goals) DDSTypeName() string { return "nav_msgs::msg::dds_::Goals_" }
+func (Goals) DDSTypeName() string { return "nav_msgs::msg::dds_::Goals_" }
 
 // TypeHash returns the RIHS01 type hash of nav_msgs/msg/Goals.
-func (*Goals) TypeHash() string {
+func (Goals) TypeHash() string {
 	return "RIHS01_02305a51633b5c04d8979b878a7577cafd422f8a07465c878b17a920af3759e9"
 }
 

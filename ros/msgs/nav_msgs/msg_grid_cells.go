@@ -17,13 +17,13 @@ type GridCells struct {
 }
 
 // TypeName returns the ROS type name "nav_msgs/msg/GridCells".
-func (*GridCells) TypeName() string { return "nav_msgs/msg/GridCells" }
+func (GridCells) TypeName() string { return "nav_msgs/msg/GridCells" }
 
 // DDSTypeName returns the DDS type name "nav_msgs::msg::dds_::GridCells_".
-func (*GridCells) DDSTypeName() string { return "nav_msgs::msg::dds_::GridCells_" }
+func (GridCells) DDSTypeName() string { return "nav_msgs::msg::dds_::GridCells_" }
 
 // TypeHash returns the RIHS01 type hash of nav_msgs/msg/GridCells.
-func (*GridCells) TypeHash() string {
+func (GridCells) TypeHash() string {
 	return "RIHS01_bb99c2f5d0a04750745a81ec6a8147aa373cce5bd17c8cd6507f2413354a6933"
 }
 

@@ -18,13 +18,13 @@ type MapMetaData struct {
 }
 
 // TypeName returns the ROS type name "nav_msgs/msg/MapMetaData".
-func (*MapMetaData) TypeName() string { return "nav_msgs/msg/MapMetaData" }
+func (MapMetaData) TypeName() string { return "nav_msgs/msg/MapMetaData" }
 
 // DDSTypeName returns the DDS type name "nav_msgs::msg::dds_::MapMetaData_".
-func (*MapMetaData) DDSTypeName() string { return "nav_msgs::msg::dds_::MapMetaData_" }
+func (MapMetaData) DDSTypeName() string { return "nav_msgs::msg::dds_::MapMetaData_" }
 
 // TypeHash returns the RIHS01 type hash of nav_msgs/msg/MapMetaData.
-func (*MapMetaData) TypeHash() string {
+func (MapMetaData) TypeHash() string {
 	return "RIHS01_2772d4b2000ef2b35dbaeb80fd3946c1369f817fb4f75677d916d27c17d763c8"
 }
 

@@ -15,13 +15,13 @@ type OccupancyGrid struct {
 }
 
 // TypeName returns the ROS type name "nav_msgs/msg/OccupancyGrid".
-func (*OccupancyGrid) TypeName() string { return "nav_msgs/msg/OccupancyGrid" }
+func (OccupancyGrid) TypeName() string { return "nav_msgs/msg/OccupancyGrid" }
 
 // DDSTypeName returns the DDS type name "nav_msgs::msg::dds_::OccupancyGrid_".
-func (*OccupancyGrid) DDSTypeName() string { return "nav_msgs::msg::dds_::OccupancyGrid_" }
+func (OccupancyGrid) DDSTypeName() string { return "nav_msgs::msg::dds_::OccupancyGrid_" }
 
 // TypeHash returns the RIHS01 type hash of nav_msgs/msg/OccupancyGrid.
-func (*OccupancyGrid) TypeHash() string {
+func (OccupancyGrid) TypeHash() string {
 	return "RIHS01_8d348150c12913a31ee0ec170fbf25089e4745d17035792a1ba94d6f0bc0cfc7"
 }
 

@@ -17,13 +17,13 @@ type Odometry struct {
 }
 
 // TypeName returns the ROS type name "nav_msgs/msg/Odometry".
-func (*Odometry) TypeName() string { return "nav_msgs/msg/Odometry" }
+func (Odometry) TypeName() string { return "nav_msgs/msg/Odometry" }
 
 // DDSTypeName returns the DDS type name "nav_msgs::msg::dds_::Odometry_".
-func (*Odometry) DDSTypeName() string { return "nav_msgs::msg::dds_::Odometry_" }
+func (Odometry) DDSTypeName() string { return "nav_msgs::msg::dds_::Odometry_" }
 
 // TypeHash returns the RIHS01 type hash of nav_msgs/msg/Odometry.
-func (*Odometry) TypeHash() string {
+func (Odometry) TypeHash() string {
 	return "RIHS01_3cc97dc7fb7502f8714462c526d369e35b603cfc34d946e3f2eda2766dfec6e0"
 }
 

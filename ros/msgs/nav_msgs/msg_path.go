@@ -15,13 +15,13 @@ type Path struct {
 }
 
 // TypeName returns the ROS type name "nav_msgs/msg/Path".
-func (*Path) TypeName() string { return "nav_msgs/msg/Path" }
+func (Path) TypeName() string { return "nav_msgs/msg/Path" }
 
 // DDSTypeName returns the DDS type name "nav_msgs::msg::dds_::Path_".
-func (*Path) DDSTypeName() string { return "nav_msgs::msg::dds_::Path_" }
+func (Path) DDSTypeName() string { return "nav_msgs::msg::dds_::Path_" }
 
 // TypeHash returns the RIHS01 type hash of nav_msgs/msg/Path.
-func (*Path) TypeHash() string {
+func (Path) TypeHash() string {
 	return "RIHS01_1957a5bb3cee5da65c4e52e52b65a93df227efce4c20f8458b36e73066ca334b"
 }
 

@@ -37,13 +37,13 @@ type GetMapRequest struct {
 }
 
 // TypeName returns the ROS type name "nav_msgs/srv/GetMap_Request".
-func (*GetMapRequest) TypeName() string { return "nav_msgs/srv/GetMap_Request" }
+func (GetMapRequest) TypeName() string { return "nav_msgs/srv/GetMap_Request" }
 
 // DDSTypeName returns the DDS type name "nav_msgs::srv::dds_::GetMap_Request_".
-func (*GetMapRequest) DDSTypeName() string { return "nav_msgs::srv::dds_::GetMap_Request_" }
+func (GetMapRequest) DDSTypeName() string { return "nav_msgs::srv::dds_::GetMap_Request_" }
 
 // TypeHash returns the RIHS01 type hash of nav_msgs/srv/GetMap_Request.
-func (*GetMapRequest) TypeHash() string {
+func (GetMapRequest) TypeHash() string {
 	return "RIHS01_b531e302f1bd6a81f8a5e03453266c378b1f711b4296000c1c0f53a40e00a7c4"
 }
 
@@ -81,13 +81,13 @@ type GetMapResponse struct {
 }
 
 // TypeName returns the ROS type name "nav_msgs/srv/GetMap_Response".
-func (*GetMapResponse) TypeName() string { return "nav_msgs/srv/GetMap_Response" }
+func (GetMapResponse) TypeName() string { return "nav_msgs/srv/GetMap_Response" }
 
 // DDSTypeName returns the DDS type name "nav_msgs::srv::dds_::GetMap_Response_".
-func (*GetMapResponse) DDSTypeName() string { return "nav_msgs::srv::dds_::GetMap_Response_" }
+func (GetMapResponse) DDSTypeName() string { return "nav_msgs::srv::dds_::GetMap_Response_" }
 
 // TypeHash returns the RIHS01 type hash of nav_msgs/srv/GetMap_Response.
-func (*GetMapResponse) TypeHash() string {
+func (GetMapResponse) TypeHash() string {
 	return "RIHS01_45246f7a2ff0cbfa46e13865d4b95929ebb6d2846d1b85a20ad51030f4690dc2"
 }
 
@@ -133,13 +133,13 @@ type GetMapEvent struct {
 }
 
 // TypeName returns the ROS type name "nav_msgs/srv/GetMap_Event".
-func (*GetMapEvent) TypeName() string { return "nav_msgs/srv/GetMap_Event" }
+func (GetMapEvent) TypeName() string { return "nav_msgs/srv/GetMap_Event" }
 
 // DDSTypeName returns the DDS type name "nav_msgs::srv::dds_::GetMap_Event_".
-func (*GetMapEvent) DDSTypeName() string { return "nav_msgs::srv::dds_::GetMap_Event_" }
+func (GetMapEvent) DDSTypeName() string { return "nav_msgs::srv::dds_::GetMap_Event_" }
 
 // TypeHash returns the RIHS01 type hash of nav_msgs/srv/GetMap_Event.
-func (*GetMapEvent) TypeHash() string {
+func (GetMapEvent) TypeHash() string {
 	return "RIHS01_a7ccc266ea4796564e253156024ef4e829dd3e3c424fed3b11e3118aab3971d7"
 }
 

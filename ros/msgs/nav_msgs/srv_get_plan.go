@@ -41,13 +41,13 @@ type GetPlanRequest struct {
 }
 
 // TypeName returns the ROS type name "nav_msgs/srv/GetPlan_Request".
-func (*GetPlanRequest) TypeName() string { return "nav_msgs/srv/GetPlan_Request" }
+func (GetPlanRequest) TypeName() string { return "nav_msgs/srv/GetPlan_Request" }
 
 // DDSTypeName returns the DDS type name "nav_msgs::srv::dds_::GetPlan_Request_".
-func (*GetPlanRequest) DDSTypeName() string { return "nav_msgs::srv::dds_::GetPlan_Request_" }
+func (GetPlanRequest) DDSTypeName() string { return "nav_msgs::srv::dds_::GetPlan_Request_" }
 
 // TypeHash returns the RIHS01 type hash of nav_msgs/srv/GetPlan_Request.
-func (*GetPlanRequest) TypeHash() string {
+func (GetPlanRequest) TypeHash() string {
 	return "RIHS01_f1bb9fab287948b4432a4a7e4f529e7ea6269cd06269ee8fcb911fdb4acd23c3"
 }
 
@@ -96,13 +96,13 @@ type GetPlanResponse struct {
 }
 
 // TypeName returns the ROS type name "nav_msgs/srv/GetPlan_Response".
-func (*GetPlanResponse) TypeName() string { return "nav_msgs/srv/GetPlan_Response" }
+func (GetPlanResponse) TypeName() string { return "nav_msgs/srv/GetPlan_Response" }
 
 // DDSTypeName returns the DDS type name "nav_msgs::srv::dds_::GetPlan_Response_".
-func (*GetPlanResponse) DDSTypeName() string { return "nav_msgs::srv::dds_::GetPlan_Response_" }
+func (GetPlanResponse) DDSTypeName() string { return "nav_msgs::srv::dds_::GetPlan_Response_" }
 
 // TypeHash returns the RIHS01 type hash of nav_msgs/srv/GetPlan_Response.
-func (*GetPlanResponse) TypeHash() string {
+func (GetPlanResponse) TypeHash() string {
 	return "RIHS01_30a947cd360777929073296c368c591dc2117a89c15b7a975a6faa0a901836fd"
 }
 
@@ -142,13 +142,13 @@ type GetPlanEvent struct {
 }
 
 // TypeName returns the ROS type name "nav_msgs/srv/GetPlan_Event".
-func (*GetPlanEvent) TypeName() string { return "nav_msgs/srv/GetPlan_Event" }
+func (GetPlanEvent) TypeName() string { return "nav_msgs/srv/GetPlan_Event" }
 
 // DDSTypeName returns the DDS type name "nav_msgs::srv::dds_::GetPlan_Event_".
-func (*GetPlanEvent) DDSTypeName() string { return "nav_msgs::srv::dds_::GetPlan_Event_" }
+func (GetPlanEvent) DDSTypeName() string { return "nav_msgs::srv::dds_::GetPlan_Event_" }
 
 // TypeHash returns the RIHS01 type hash of nav_msgs/srv/GetPlan_Event.
-func (*GetPlanEvent) TypeHash() string {
+func (GetPlanEvent) TypeHash() string {
 	return "RIHS01_2550c2e32e7ee24d4806e10847958e1fc37e2631a63dd83f5512fa02ac0cdda5"
 }
 

@@ -38,13 +38,13 @@ type LoadMapRequest struct {
 }
 
 // TypeName returns the ROS type name "nav_msgs/srv/LoadMap_Request".
-func (*LoadMapRequest) TypeName() string { return "nav_msgs/srv/LoadMap_Request" }
+func (LoadMapRequest) TypeName() string { return "nav_msgs/srv/LoadMap_Request" }
 
 // DDSTypeName returns the DDS type name "nav_msgs::srv::dds_::LoadMap_Request_".
-func (*LoadMapRequest) DDSTypeName() string { return "nav_msgs::srv::dds_::LoadMap_Request_" }
+func (LoadMapRequest) DDSTypeName() string { return "nav_msgs::srv::dds_::LoadMap_Request_" }
 
 // TypeHash returns the RIHS01 type hash of nav_msgs/srv/LoadMap_Request.
-func (*LoadMapRequest) TypeHash() string {
+func (LoadMapRequest) TypeHash() string {
 	return "RIHS01_0f8fe3aac433c977d7c2f8b57ab1c3a17677e24880d76919b69e4208e99f5132"
 }
 
@@ -92,13 +92,13 @@ const (
 )
 
 // TypeName returns the ROS type name "nav_msgs/srv/LoadMap_Response".
-func (*LoadMapResponse) TypeName() string { return "nav_msgs/srv/LoadMap_Response" }
+func (LoadMapResponse) TypeName() string { return "nav_msgs/srv/LoadMap_Response" }
 
 // DDSTypeName returns the DDS type name "nav_msgs::srv::dds_::LoadMap_Response_".
-func (*LoadMapResponse) DDSTypeName() string { return "nav_msgs::srv::dds_::LoadMap_Response_" }
+func (LoadMapResponse) DDSTypeName() string { return "nav_msgs::srv::dds_::LoadMap_Response_" }
 
 // TypeHash returns the RIHS01 type hash of nav_msgs/srv/LoadMap_Response.
-func (*LoadMapResponse) TypeHash() string {
+func (LoadMapResponse) TypeHash() string {
 	return "RIHS01_e7970ddf9f58e10d34b5eae6d2baca31b2b3e2f2fe6d082b3aae2a5f92777b2a"
 }
 
@@ -146,13 +146,13 @@ type LoadMapEvent struct {
 }
 
 // TypeName returns the ROS type name "nav_msgs/srv/LoadMap_Event".
-func (*LoadMapEvent) TypeName() string { return "nav_msgs/srv/LoadMap_Event" }
+func (LoadMapEvent) TypeName() string { return "nav_msgs/srv/LoadMap_Event" }
 
 // DDSTypeName returns the DDS type name "nav_msgs::srv::dds_::LoadMap_Event_".
-func (*LoadMapEvent) DDSTypeName() string { return "nav_msgs::srv::dds_::LoadMap_Event_" }
+func (LoadMapEvent) DDSTypeName() string { return "nav_msgs::srv::dds_::LoadMap_Event_" }
 
 // TypeHash returns the RIHS01 type hash of nav_msgs/srv/LoadMap_Event.
-func (*LoadMapEvent) TypeHash() string {
+func (LoadMapEvent) TypeHash() string {
 	return "RIHS01_a7907dcbaf7a052cc96c8c716992591dc006ad26ee2841329a7e06a4a33339c7"
 }
 

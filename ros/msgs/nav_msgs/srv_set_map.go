@@ -40,13 +40,13 @@ type SetMapRequest struct {
 }
 
 // TypeName returns the ROS type name "nav_msgs/srv/SetMap_Request".
-func (*SetMapRequest) TypeName() string { return "nav_msgs/srv/SetMap_Request" }
+func (SetMapRequest) TypeName() string { return "nav_msgs/srv/SetMap_Request" }
 
 // DDSTypeName returns the DDS type name "nav_msgs::srv::dds_::SetMap_Request_".
-func (*SetMapRequest) DDSTypeName() string { return "nav_msgs::srv::dds_::SetMap_Request_" }
+func (SetMapRequest) DDSTypeName() string { return "nav_msgs::srv::dds_::SetMap_Request_" }
 
 // TypeHash returns the RIHS01 type hash of nav_msgs/srv/SetMap_Request.
-func (*SetMapRequest) TypeHash() string {
+func (SetMapRequest) TypeHash() string {
 	return "RIHS01_5a83a0c20af4d79248fc3287524bf358b603fb5a05818b5ec85b50fa6e5d0266"
 }
 
@@ -93,13 +93,13 @@ type SetMapResponse struct {
 }
 
 // TypeName returns the ROS type name "nav_msgs/srv/SetMap_Response".
-func (*SetMapResponse) TypeName() string { return "nav_msgs/srv/SetMap_Response" }
+func (SetMapResponse) TypeName() string { return "nav_msgs/srv/SetMap_Response" }
 
 // DDSTypeName returns the DDS type name "nav_msgs::srv::dds_::SetMap_Response_".
-func (*SetMapResponse) DDSTypeName() string { return "nav_msgs::srv::dds_::SetMap_Response_" }
+func (SetMapResponse) DDSTypeName() string { return "nav_msgs::srv::dds_::SetMap_Response_" }
 
 // TypeHash returns the RIHS01 type hash of nav_msgs/srv/SetMap_Response.
-func (*SetMapResponse) TypeHash() string {
+func (SetMapResponse) TypeHash() string {
 	return "RIHS01_e7251879322c7b12285b9c191d68d27495b6dede051f3cd79b0bf334147b7375"
 }
 
@@ -139,13 +139,13 @@ type SetMapEvent struct {
 }
 
 // TypeName returns the ROS type name "nav_msgs/srv/SetMap_Event".
-func (*SetMapEvent) TypeName() string { return "nav_msgs/srv/SetMap_Event" }
+func (SetMapEvent) TypeName() string { return "nav_msgs/srv/SetMap_Event" }
 
 // DDSTypeName returns the DDS type name "nav_msgs::srv::dds_::SetMap_Event_".
-func (*SetMapEvent) DDSTypeName() string { return "nav_msgs::srv::dds_::SetMap_Event_" }
+func (SetMapEvent) DDSTypeName() string { return "nav_msgs::srv::dds_::SetMap_Event_" }
 
 // TypeHash returns the RIHS01 type hash of nav_msgs/srv/SetMap_Event.
-func (*SetMapEvent) TypeHash() string {
+func (SetMapEvent) TypeHash() string {
 	return "RIHS01_68371c7e20b5f04c60581c63c676a033f4530beb507dbb88732cdd5750d60d7f"
 }
 

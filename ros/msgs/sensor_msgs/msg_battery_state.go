@@ -55,13 +55,13 @@ const (
 )
 
 // TypeName returns the ROS type name "sensor_msgs/msg/BatteryState".
-func (*BatteryState) TypeName() string { return "sensor_msgs/msg/BatteryState" }
+func (BatteryState) TypeName() string { return "sensor_msgs/msg/BatteryState" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::BatteryState_".
-func (*BatteryState) DDSTypeName() string { return "sensor_msgs::msg::dds_::BatteryState_" }
+func (BatteryState) DDSTypeName() string { return "sensor_msgs::msg::dds_::BatteryState_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/BatteryState.
-func (*BatteryState) TypeHash() string {
+func (BatteryState) TypeHash() string {
 	return "RIHS01_4bee5dfce981c98faa6828b868307a0a73f992ed0789f374ee96c8f840e69741"
 }
 

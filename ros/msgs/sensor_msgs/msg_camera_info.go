@@ -23,13 +23,13 @@ type CameraInfo struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/msg/CameraInfo".
-func (*CameraInfo) TypeName() string { return "sensor_msgs/msg/CameraInfo" }
+func (CameraInfo) TypeName() string { return "sensor_msgs/msg/CameraInfo" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::CameraInfo_".
-func (*CameraInfo) DDSTypeName() string { return "sensor_msgs::msg::dds_::CameraInfo_" }
+func (CameraInfo) DDSTypeName() string { return "sensor_msgs::msg::dds_::CameraInfo_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/CameraInfo.
-func (*CameraInfo) TypeHash() string {
+func (CameraInfo) TypeHash() string {
 	return "RIHS01_b3dfd68ff46c9d56c80fd3bd4ed22c7a4ddce8c8348f2f59c299e73118e7e275"
 }
 

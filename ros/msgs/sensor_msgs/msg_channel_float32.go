@@ -13,13 +13,13 @@ type ChannelFloat32 struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/msg/ChannelFloat32".
-func (*ChannelFloat32) TypeName() string { return "sensor_msgs/msg/ChannelFloat32" }
+func (ChannelFloat32) TypeName() string { return "sensor_msgs/msg/ChannelFloat32" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::ChannelFloat32_".
-func (*ChannelFloat32) DDSTypeName() string { return "sensor_msgs::msg::dds_::ChannelFloat32_" }
+func (ChannelFloat32) DDSTypeName() string { return "sensor_msgs::msg::dds_::ChannelFloat32_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/ChannelFloat32.
-func (*ChannelFloat32) TypeHash() string {
+func (ChannelFloat32) TypeHash() string {
 	return "RIHS01_92665437ddf39346f4ba39ee32e648390605b633cc077d40f4bd4d7b58af6cd4"
 }
 

@@ -15,13 +15,13 @@ type CompressedImage struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/msg/CompressedImage".
-func (*CompressedImage) TypeName() string { return "sensor_msgs/msg/CompressedImage" }
+func (CompressedImage) TypeName() string { return "sensor_msgs/msg/CompressedImage" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::CompressedImage_".
-func (*CompressedImage) DDSTypeName() string { return "sensor_msgs::msg::dds_::CompressedImage_" }
+func (CompressedImage) DDSTypeName() string { return "sensor_msgs::msg::dds_::CompressedImage_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/CompressedImage.
-func (*CompressedImage) TypeHash() string {
+func (CompressedImage) TypeHash() string {
 	return "RIHS01_15640771531571185e2efc8a100baf923961a4d15d5569652e6cb6691e8e371a"
 }
 

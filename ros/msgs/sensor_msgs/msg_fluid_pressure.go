@@ -15,13 +15,13 @@ type FluidPressure struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/msg/FluidPressure".
-func (*FluidPressure) TypeName() string { return "sensor_msgs/msg/FluidPressure" }
+func (FluidPressure) TypeName() string { return "sensor_msgs/msg/FluidPressure" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::FluidPressure_".
-func (*FluidPressure) DDSTypeName() string { return "sensor_msgs::msg::dds_::FluidPressure_" }
+func (FluidPressure) DDSTypeName() string { return "sensor_msgs::msg::dds_::FluidPressure_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/FluidPressure.
-func (*FluidPressure) TypeHash() string {
+func (FluidPressure) TypeHash() string {
 	return "RIHS01_22dfb2b145a0bd5a31a1ac3882a1b32148b51d9b2f3bab250290d66f3595bc32"
 }
 

@@ -15,13 +15,13 @@ type Illuminance struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/msg/Illuminance".
-func (*Illuminance) TypeName() string { return "sensor_msgs/msg/Illuminance" }
+func (Illuminance) TypeName() string { return "sensor_msgs/msg/Illuminance" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::Illuminance_".
-func (*Illuminance) DDSTypeName() string { return "sensor_msgs::msg::dds_::Illuminance_" }
+func (Illuminance) DDSTypeName() string { return "sensor_msgs::msg::dds_::Illuminance_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/Illuminance.
-func (*Illuminance) TypeHash() string {
+func (Illuminance) TypeHash() string {
 	return "RIHS01_b954b25f452fcf81a91c9c2a7e3b3fd85c4c873d452aecb3cfd8fd1da732a22d"
 }
 

@@ -19,13 +19,13 @@ type Image struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/msg/Image".
-func (*Image) TypeName() string { return "sensor_msgs/msg/Image" }
+func (Image) TypeName() string { return "sensor_msgs/msg/Image" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::Image_".
-func (*Image) DDSTypeName() string { return "sensor_msgs::msg::dds_::Image_" }
+func (Image) DDSTypeName() string { return "sensor_msgs::msg::dds_::Image_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/Image.
-func (*Image) TypeHash() string {
+func (Image) TypeHash() string {
 	return "RIHS01_d31d41a9a4c4bc8eae9be757b0beed306564f7526c88ea6a4588fb9582527d47"
 }
 

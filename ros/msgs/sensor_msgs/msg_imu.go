@@ -20,13 +20,13 @@ type Imu struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/msg/Imu".
-func (*Imu) TypeName() string { return "sensor_msgs/msg/Imu" }
+func (Imu) TypeName() string { return "sensor_msgs/msg/Imu" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::Imu_".
-func (*Imu) DDSTypeName() string { return "sensor_msgs::msg::dds_::Imu_" }
+func (Imu) DDSTypeName() string { return "sensor_msgs::msg::dds_::Imu_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/Imu.
-func (*Imu) TypeHash() string {
+func (Imu) TypeHash() string {
 	return "RIHS01_7d9a00ff131080897a5ec7e26e315954b8eae3353c3f995c55faf71574000b5b"
 }
 

@@ -17,13 +17,13 @@ type JointState struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/msg/JointState".
-func (*JointState) TypeName() string { return "sensor_msgs/msg/JointState" }
+func (JointState) TypeName() string { return "sensor_msgs/msg/JointState" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::JointState_".
-func (*JointState) DDSTypeName() string { return "sensor_msgs::msg::dds_::JointState_" }
+func (JointState) DDSTypeName() string { return "sensor_msgs::msg::dds_::JointState_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/JointState.
-func (*JointState) TypeHash() string {
+func (JointState) TypeHash() string {
 	return "RIHS01_a13ee3a330e346c9d87b5aa18d24e11690752bd33a0350f11c5882bc9179260e"
 }
 

@@ -15,13 +15,13 @@ type Joy struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/msg/Joy".
-func (*Joy) TypeName() string { return "sensor_msgs/msg/Joy" }
+func (Joy) TypeName() string { return "sensor_msgs/msg/Joy" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::Joy_".
-func (*Joy) DDSTypeName() string { return "sensor_msgs::msg::dds_::Joy_" }
+func (Joy) DDSTypeName() string { return "sensor_msgs::msg::dds_::Joy_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/Joy.
-func (*Joy) TypeHash() string {
+func (Joy) TypeHash() string {
 	return "RIHS01_0d356c79cad3401e35ffeb75a96a96e08be3ef896b8b83841d73e890989372c5"
 }
 

@@ -21,13 +21,13 @@ const (
 )
 
 // TypeName returns the ROS type name "sensor_msgs/msg/JoyFeedback".
-func (*JoyFeedback) TypeName() string { return "sensor_msgs/msg/JoyFeedback" }
+func (JoyFeedback) TypeName() string { return "sensor_msgs/msg/JoyFeedback" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::JoyFeedback_".
-func (*JoyFeedback) DDSTypeName() string { return "sensor_msgs::msg::dds_::JoyFeedback_" }
+func (JoyFeedback) DDSTypeName() string { return "sensor_msgs::msg::dds_::JoyFeedback_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/JoyFeedback.
-func (*JoyFeedback) TypeHash() string {
+func (JoyFeedback) TypeHash() string {
 	return "RIHS01_231dd362f71d6fc08272770d07120ad5fe5874ce2dbac70109b28986834290cd"
 }
 

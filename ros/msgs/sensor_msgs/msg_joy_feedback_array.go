@@ -12,13 +12,13 @@ type JoyFeedbackArray struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/msg/JoyFeedbackArray".
-func (*JoyFeedbackArray) TypeName() string { return "sensor_msgs/msg/JoyFeedbackArray" }
+func (JoyFeedbackArray) TypeName() string { return "sensor_msgs/msg/JoyFeedbackArray" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::JoyFeedbackArray_".
-func (*JoyFeedbackArray) DDSTypeName() string { return "sensor_msgs::msg::dds_::JoyFeedbackArray_" }
+func (JoyFeedbackArray) DDSTypeName() string { return "sensor_msgs::msg::dds_::JoyFeedbackArray_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/JoyFeedbackArray.
-func (*JoyFeedbackArray) TypeHash() string {
+func (JoyFeedbackArray) TypeHash() string {
 	return "RIHS01_3287c32e1b688cae04555e465443df3cca7dae76ee4ebf85c4658d585037bcaa"
 }
 

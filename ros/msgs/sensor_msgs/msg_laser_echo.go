@@ -12,13 +12,13 @@ type LaserEcho struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/msg/LaserEcho".
-func (*LaserEcho) TypeName() string { return "sensor_msgs/msg/LaserEcho" }
+func (LaserEcho) TypeName() string { return "sensor_msgs/msg/LaserEcho" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::LaserEcho_".
-func (*LaserEcho) DDSTypeName() string { return "sensor_msgs::msg::dds_::LaserEcho_" }
+func (LaserEcho) DDSTypeName() string { return "sensor_msgs::msg::dds_::LaserEcho_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/LaserEcho.
-func (*LaserEcho) TypeHash() string {
+func (LaserEcho) TypeHash() string {
 	return "RIHS01_0fbc05a0db7d37fe52c0f0375356db55da0046f7ef5bd27ca6b34bd0582bc952"
 }
 

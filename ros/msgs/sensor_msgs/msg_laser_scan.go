@@ -22,13 +22,13 @@ type LaserScan struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/msg/LaserScan".
-func (*LaserScan) TypeName() string { return "sensor_msgs/msg/LaserScan" }
+func (LaserScan) TypeName() string { return "sensor_msgs/msg/LaserScan" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::LaserScan_".
-func (*LaserScan) DDSTypeName() string { return "sensor_msgs::msg::dds_::LaserScan_" }
+func (LaserScan) DDSTypeName() string { return "sensor_msgs::msg::dds_::LaserScan_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/LaserScan.
-func (*LaserScan) TypeHash() string {
+func (LaserScan) TypeHash() string {
 	return "RIHS01_64c191398013af96509d518dac71d5164f9382553fce5c1f8cca5be7924bd828"
 }
 

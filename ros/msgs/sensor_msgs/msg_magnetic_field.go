@@ -16,13 +16,13 @@ type MagneticField struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/msg/MagneticField".
-func (*MagneticField) TypeName() string { return "sensor_msgs/msg/MagneticField" }
+func (MagneticField) TypeName() string { return "sensor_msgs/msg/MagneticField" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::MagneticField_".
-func (*MagneticField) DDSTypeName() string { return "sensor_msgs::msg::dds_::MagneticField_" }
+func (MagneticField) DDSTypeName() string { return "sensor_msgs::msg::dds_::MagneticField_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/MagneticField.
-func (*MagneticField) TypeHash() string {
+func (MagneticField) TypeHash() string {
 	return "RIHS01_e80f32f56a20486c9923008fc1a1db07bbb273cbbf6a5b3bfa00835ee00e4dff"
 }
 

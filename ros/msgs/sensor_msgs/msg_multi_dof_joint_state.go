@@ -18,13 +18,13 @@ type MultiDOFJointState struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/msg/MultiDOFJointState".
-func (*MultiDOFJointState) TypeName() string { return "sensor_msgs/msg/MultiDOFJointState" }
+func (MultiDOFJointState) TypeName() string { return "sensor_msgs/msg/MultiDOFJointState" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::MultiDOFJointState_".
-func (*MultiDOFJointState) DDSTypeName() string { return "sensor_msgs::msg::dds_::MultiDOFJointState_" }
+func (MultiDOFJointState) DDSTypeName() string { return "sensor_msgs::msg::dds_::MultiDOFJointState_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/MultiDOFJointState.
-func (*MultiDOFJointState) TypeHash() string {
+func (MultiDOFJointState) TypeHash() string {
 	return "RIHS01_4d4ded702cfba7ff3ec783835c1a1425f75e53939a430ff355d1fee4b3bbc40b"
 }
 

@@ -22,13 +22,13 @@ type MultiEchoLaserScan struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/msg/MultiEchoLaserScan".
-func (*MultiEchoLaserScan) TypeName() string { return "sensor_msgs/msg/MultiEchoLaserScan" }
+func (MultiEchoLaserScan) TypeName() string { return "sensor_msgs/msg/MultiEchoLaserScan" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::MultiEchoLaserScan_".
-func (*MultiEchoLaserScan) DDSTypeName() string { return "sensor_msgs::msg::dds_::MultiEchoLaserScan_" }
+func (MultiEchoLaserScan) DDSTypeName() string { return "sensor_msgs::msg::dds_::MultiEchoLaserScan_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/MultiEchoLaserScan.
-func (*MultiEchoLaserScan) TypeHash() string {
+func (MultiEchoLaserScan) TypeHash() string {
 	return "RIHS01_ba5eac341cd5bbb2701527aa4568e8baec172b69cadb9a1945d6f149d087ee48"
 }
 

@@ -27,13 +27,13 @@ const (
 )
 
 // TypeName returns the ROS type name "sensor_msgs/msg/NavSatFix".
-func (*NavSatFix) TypeName() string { return "sensor_msgs/msg/NavSatFix" }
+func (NavSatFix) TypeName() string { return "sensor_msgs/msg/NavSatFix" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::NavSatFix_".
-func (*NavSatFix) DDSTypeName() string { return "sensor_msgs::msg::dds_::NavSatFix_" }
+func (NavSatFix) DDSTypeName() string { return "sensor_msgs::msg::dds_::NavSatFix_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/NavSatFix.
-func (*NavSatFix) TypeHash() string {
+func (NavSatFix) TypeHash() string {
 	return "RIHS01_62223ab3fe210a15976021da7afddc9e200dc9ec75231c1b6a557fc598a65404"
 }
 

@@ -27,13 +27,13 @@ const (
 )
 
 // TypeName returns the ROS type name "sensor_msgs/msg/NavSatStatus".
-func (*NavSatStatus) TypeName() string { return "sensor_msgs/msg/NavSatStatus" }
+func (NavSatStatus) TypeName() string { return "sensor_msgs/msg/NavSatStatus" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::NavSatStatus_".
-func (*NavSatStatus) DDSTypeName() string { return "sensor_msgs::msg::dds_::NavSatStatus_" }
+func (NavSatStatus) DDSTypeName() string { return "sensor_msgs::msg::dds_::NavSatStatus_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/NavSatStatus.
-func (*NavSatStatus) TypeHash() string {
+func (NavSatStatus) TypeHash() string {
 	return "RIHS01_d1ed3befa628e09571bd273b888ba1c1fd187c9a5e0006b385d7e5e9095a3204"
 }
 

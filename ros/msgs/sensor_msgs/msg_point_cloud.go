@@ -16,13 +16,13 @@ type PointCloud struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/msg/PointCloud".
-func (*PointCloud) TypeName() string { return "sensor_msgs/msg/PointCloud" }
+func (PointCloud) TypeName() string { return "sensor_msgs/msg/PointCloud" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::PointCloud_".
-func (*PointCloud) DDSTypeName() string { return "sensor_msgs::msg::dds_::PointCloud_" }
+func (PointCloud) DDSTypeName() string { return "sensor_msgs::msg::dds_::PointCloud_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/PointCloud.
-func (*PointCloud) TypeHash() string {
+func (PointCloud) TypeHash() string {
 	return "RIHS01_614593df71d3c2b9bd4604a71b750fd218f0d65c045ea988b713719455a65b3b"
 }
 

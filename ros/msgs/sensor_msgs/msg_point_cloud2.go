@@ -21,13 +21,13 @@ type PointCloud2 struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/msg/PointCloud2".
-func (*PointCloud2) TypeName() string { return "sensor_msgs/msg/PointCloud2" }
+func (PointCloud2) TypeName() string { return "sensor_msgs/msg/PointCloud2" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::PointCloud2_".
-func (*PointCloud2) DDSTypeName() string { return "sensor_msgs::msg::dds_::PointCloud2_" }
+func (PointCloud2) DDSTypeName() string { return "sensor_msgs::msg::dds_::PointCloud2_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/PointCloud2.
-func (*PointCloud2) TypeHash() string {
+func (PointCloud2) TypeHash() string {
 	return "RIHS01_9198cabf7da3796ae6fe19c4cb3bdd3525492988c70522628af5daa124bae2b5"
 }
 

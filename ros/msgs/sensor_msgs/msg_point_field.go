@@ -27,13 +27,13 @@ const (
 )
 
 // TypeName returns the ROS type name "sensor_msgs/msg/PointField".
-func (*PointField) TypeName() string { return "sensor_msgs/msg/PointField" }
+func (PointField) TypeName() string { return "sensor_msgs/msg/PointField" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::PointField_".
-func (*PointField) DDSTypeName() string { return "sensor_msgs::msg::dds_::PointField_" }
+func (PointField) DDSTypeName() string { return "sensor_msgs::msg::dds_::PointField_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/PointField.
-func (*PointField) TypeHash() string {
+func (PointField) TypeHash() string {
 	return "RIHS01_5c6a4750728c2bcfbbf7037225b20b02d4429634732146b742dee1726637ef01"
 }
 

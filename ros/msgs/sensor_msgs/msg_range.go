@@ -25,13 +25,13 @@ const (
 )
 
 // TypeName returns the ROS type name "sensor_msgs/msg/Range".
-func (*Range) TypeName() string { return "sensor_msgs/msg/Range" }
+func (Range) TypeName() string { return "sensor_msgs/msg/Range" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::Range_".
-func (*Range) DDSTypeName() string { return "sensor_msgs::msg::dds_::Range_" }
+func (Range) DDSTypeName() string { return "sensor_msgs::msg::dds_::Range_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/Range.
-func (*Range) TypeHash() string {
+func (Range) TypeHash() string {
 	return "RIHS01_b42b62562e93cbfe9d42b82fe5994dfa3d63d7d5c90a317981703f7388adff3a"
 }
 

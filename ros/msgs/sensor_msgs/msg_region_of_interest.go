@@ -16,13 +16,13 @@ type RegionOfInterest struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/msg/RegionOfInterest".
-func (*RegionOfInterest) TypeName() string { return "sensor_msgs/msg/RegionOfInterest" }
+func (RegionOfInterest) TypeName() string { return "sensor_msgs/msg/RegionOfInterest" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::RegionOfInterest_".
-func (*RegionOfInterest) DDSTypeName() string { return "sensor_msgs::msg::dds_::RegionOfInterest_" }
+func (RegionOfInterest) DDSTypeName() string { return "sensor_msgs::msg::dds_::RegionOfInterest_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/RegionOfInterest.
-func (*RegionOfInterest) TypeHash() string {
+func (RegionOfInterest) TypeHash() string {
 	return "RIHS01_ad16bcba5f9131dcdba6fbded19f726f5440e3c513b4fb586dd3027eeed8abb1"
 }
 

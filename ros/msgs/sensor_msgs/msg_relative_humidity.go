@@ -15,13 +15,13 @@ type RelativeHumidity struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/msg/RelativeHumidity".
-func (*RelativeHumidity) TypeName() string { return "sensor_msgs/msg/RelativeHumidity" }
+func (RelativeHumidity) TypeName() string { return "sensor_msgs/msg/RelativeHumidity" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::RelativeHumidity_".
-func (*RelativeHumidity) DDSTypeName() string { return "sensor_msgs::msg::dds_::RelativeHumidity_" }
+func (RelativeHumidity) DDSTypeName() string { return "sensor_msgs::msg::dds_::RelativeHumidity_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/RelativeHumidity.
-func (*RelativeHumidity) TypeHash() string {
+func (RelativeHumidity) TypeHash() string {
 	return "RIHS01_8687c99b4fb393cb2e545e407b5ea7fd0b5d8960bcd849a0f86c544740138839"
 }
 

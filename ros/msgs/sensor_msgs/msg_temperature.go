@@ -15,13 +15,13 @@ type Temperature struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/msg/Temperature".
-func (*Temperature) TypeName() string { return "sensor_msgs/msg/Temperature" }
+func (Temperature) TypeName() string { return "sensor_msgs/msg/Temperature" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::Temperature_".
-func (*Temperature) DDSTypeName() string { return "sensor_msgs::msg::dds_::Temperature_" }
+func (Temperature) DDSTypeName() string { return "sensor_msgs::msg::dds_::Temperature_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/Temperature.
-func (*Temperature) TypeHash() string {
+func (Temperature) TypeHash() string {
 	return "RIHS01_72514a14126ab9f8a9abec974c78e5610a367b59db5da355ff1fb982d5bad4b8"
 }
 

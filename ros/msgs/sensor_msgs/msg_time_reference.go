@@ -16,13 +16,13 @@ type TimeReference struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/msg/TimeReference".
-func (*TimeReference) TypeName() string { return "sensor_msgs/msg/TimeReference" }
+func (TimeReference) TypeName() string { return "sensor_msgs/msg/TimeReference" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::msg::dds_::TimeReference_".
-func (*TimeReference) DDSTypeName() string { return "sensor_msgs::msg::dds_::TimeReference_" }
+func (TimeReference) DDSTypeName() string { return "sensor_msgs::msg::dds_::TimeReference_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/msg/TimeReference.
-func (*TimeReference) TypeHash() string {
+func (TimeReference) TypeHash() string {
 	return "RIHS01_dd66e84cf40bbb5d5a40472e6ecf2675a031334d4c426abdb2ad41801a8efc99"
 }
 

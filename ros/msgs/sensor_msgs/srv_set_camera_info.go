@@ -38,15 +38,15 @@ type SetCameraInfoRequest struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/srv/SetCameraInfo_Request".
-func (*SetCameraInfoRequest) TypeName() string { return "sensor_msgs/srv/SetCameraInfo_Request" }
+func (SetCameraInfoRequest) TypeName() string { return "sensor_msgs/srv/SetCameraInfo_Request" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::srv::dds_::SetCameraInfo_Request_".
-func (*SetCameraInfoRequest) DDSTypeName() string {
+func (SetCameraInfoRequest) DDSTypeName() string {
 	return "sensor_msgs::srv::dds_::SetCameraInfo_Request_"
 }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/srv/SetCameraInfo_Request.
-func (*SetCameraInfoRequest) TypeHash() string {
+func (SetCameraInfoRequest) TypeHash() string {
 	return "RIHS01_27dc5497730fdb6930e66cb879c210e31a83022acc5bbc999f24f55286029f87"
 }
 
@@ -85,15 +85,15 @@ type SetCameraInfoResponse struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/srv/SetCameraInfo_Response".
-func (*SetCameraInfoResponse) TypeName() string { return "sensor_msgs/srv/SetCameraInfo_Response" }
+func (SetCameraInfoResponse) TypeName() string { return "sensor_msgs/srv/SetCameraInfo_Response" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::srv::dds_::SetCameraInfo_Response_".
-func (*SetCameraInfoResponse) DDSTypeName() string {
+func (SetCameraInfoResponse) DDSTypeName() string {
 	return "sensor_msgs::srv::dds_::SetCameraInfo_Response_"
 }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/srv/SetCameraInfo_Response.
-func (*SetCameraInfoResponse) TypeHash() string {
+func (SetCameraInfoResponse) TypeHash() string {
 	return "RIHS01_4db6d7df20cdcdc05430945e76fa58e1eab1285c15f31d26fad76e2c1b10299c"
 }
 
@@ -135,15 +135,13 @@ type SetCameraInfoEvent struct {
 }
 
 // TypeName returns the ROS type name "sensor_msgs/srv/SetCameraInfo_Event".
-func (*SetCameraInfoEvent) TypeName() string { return "sensor_msgs/srv/SetCameraInfo_Event" }
+func (SetCameraInfoEvent) TypeName() string { return "sensor_msgs/srv/SetCameraInfo_Event" }
 
 // DDSTypeName returns the DDS type name "sensor_msgs::srv::dds_::SetCameraInfo_Event_".
-func (*SetCameraInfoEvent) DDSTypeName() string {
-	return "sensor_msgs::srv::dds_::SetCameraInfo_Event_"
-}
+func (SetCameraInfoEvent) DDSTypeName() string { return "sensor_msgs::srv::dds_::SetCameraInfo_Event_" }
 
 // TypeHash returns the RIHS01 type hash of sensor_msgs/srv/SetCameraInfo_Event.
-func (*SetCameraInfoEvent) TypeHash() string {
+func (SetCameraInfoEvent) TypeHash() string {
 	return "RIHS01_e3b4e21ddd26871166e6ae7f342856dfcd3ac033c7eac99db6bfe515fba3d693"
 }
 

@@ -24,13 +24,13 @@ const (
 )
 
 // TypeName returns the ROS type name "service_msgs/msg/ServiceEventInfo".
-func (*ServiceEventInfo) TypeName() string { return "service_msgs/msg/ServiceEventInfo" }
+func (ServiceEventInfo) TypeName() string { return "service_msgs/msg/ServiceEventInfo" }
 
 // DDSTypeName returns the DDS type name "service_msgs::msg::dds_::ServiceEventInfo_".
-func (*ServiceEventInfo) DDSTypeName() string { return "service_msgs::msg::dds_::ServiceEventInfo_" }
+func (ServiceEventInfo) DDSTypeName() string { return "service_msgs::msg::dds_::ServiceEventInfo_" }
 
 // TypeHash returns the RIHS01 type hash of service_msgs/msg/ServiceEventInfo.
-func (*ServiceEventInfo) TypeHash() string {
+func (ServiceEventInfo) TypeHash() string {
 	return "RIHS01_41bcbbe07a75c9b52bc96bfd5c24d7f0fc0a08c0cb7921b3373c5732345a6f45"
 }
 

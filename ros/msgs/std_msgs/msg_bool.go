@@ -12,13 +12,13 @@ type Bool struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/Bool".
-func (*Bool) TypeName() string { return "std_msgs/msg/Bool" }
+func (Bool) TypeName() string { return "std_msgs/msg/Bool" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::Bool_".
-func (*Bool) DDSTypeName() string { return "std_msgs::msg::dds_::Bool_" }
+func (Bool) DDSTypeName() string { return "std_msgs::msg::dds_::Bool_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/Bool.
-func (*Bool) TypeHash() string {
+func (Bool) TypeHash() string {
 	return "RIHS01_feb91e995ff9ebd09c0cb3d2aed18b11077585839fb5db80193b62d74528f6c9"
 }
 

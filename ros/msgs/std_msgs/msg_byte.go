@@ -12,13 +12,13 @@ type Byte struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/Byte".
-func (*Byte) TypeName() string { return "std_msgs/msg/Byte" }
+func (Byte) TypeName() string { return "std_msgs/msg/Byte" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::Byte_".
-func (*Byte) DDSTypeName() string { return "std_msgs::msg::dds_::Byte_" }
+func (Byte) DDSTypeName() string { return "std_msgs::msg::dds_::Byte_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/Byte.
-func (*Byte) TypeHash() string {
+func (Byte) TypeHash() string {
 	return "RIHS01_41e1a3345f73fe93ede006da826a6ee274af23dd4653976ff249b0f44e3e798f"
 }
 

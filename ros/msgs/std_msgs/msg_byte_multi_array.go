@@ -13,13 +13,13 @@ type ByteMultiArray struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/ByteMultiArray".
-func (*ByteMultiArray) TypeName() string { return "std_msgs/msg/ByteMultiArray" }
+func (ByteMultiArray) TypeName() string { return "std_msgs/msg/ByteMultiArray" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::ByteMultiArray_".
-func (*ByteMultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::ByteMultiArray_" }
+func (ByteMultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::ByteMultiArray_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/ByteMultiArray.
-func (*ByteMultiArray) TypeHash() string {
+func (ByteMultiArray) TypeHash() string {
 	return "RIHS01_972fec7f50ab3c1d06783c228e79e8a9a509021708c511c059926261ada901d4"
 }
 

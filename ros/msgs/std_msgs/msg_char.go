@@ -12,13 +12,13 @@ type Char struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/Char".
-func (*Char) TypeName() string { return "std_msgs/msg/Char" }
+func (Char) TypeName() string { return "std_msgs/msg/Char" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::Char_".
-func (*Char) DDSTypeName() string { return "std_msgs::msg::dds_::Char_" }
+func (Char) DDSTypeName() string { return "std_msgs::msg::dds_::Char_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/Char.
-func (*Char) TypeHash() string {
+func (Char) TypeHash() string {
 	return "RIHS01_3ad2d04dd29ba19d04b16659afa3ccaedd691914b02a64e82e252f2fa6a586a9"
 }
 

@@ -15,13 +15,13 @@ type ColorRGBA struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/ColorRGBA".
-func (*ColorRGBA) TypeName() string { return "std_msgs/msg/ColorRGBA" }
+func (ColorRGBA) TypeName() string { return "std_msgs/msg/ColorRGBA" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::ColorRGBA_".
-func (*ColorRGBA) DDSTypeName() string { return "std_msgs::msg::dds_::ColorRGBA_" }
+func (ColorRGBA) DDSTypeName() string { return "std_msgs::msg::dds_::ColorRGBA_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/ColorRGBA.
-func (*ColorRGBA) TypeHash() string {
+func (ColorRGBA) TypeHash() string {
 	return "RIHS01_77a7a5b9ae477306097665106e0413ba74440245b1f3d0c6d6405fe5c7813fe8"
 }
 

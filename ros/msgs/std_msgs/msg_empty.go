@@ -11,13 +11,13 @@ type Empty struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/Empty".
-func (*Empty) TypeName() string { return "std_msgs/msg/Empty" }
+func (Empty) TypeName() string { return "std_msgs/msg/Empty" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::Empty_".
-func (*Empty) DDSTypeName() string { return "std_msgs::msg::dds_::Empty_" }
+func (Empty) DDSTypeName() string { return "std_msgs::msg::dds_::Empty_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/Empty.
-func (*Empty) TypeHash() string {
+func (Empty) TypeHash() string {
 	return "RIHS01_20b625256f32d5dbc0d04fee44f43c41e51c70d3502f84b4a08e7a9c26a96312"
 }
 

@@ -12,13 +12,13 @@ type Float32 struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/Float32".
-func (*Float32) TypeName() string { return "std_msgs/msg/Float32" }
+func (Float32) TypeName() string { return "std_msgs/msg/Float32" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::Float32_".
-func (*Float32) DDSTypeName() string { return "std_msgs::msg::dds_::Float32_" }
+func (Float32) DDSTypeName() string { return "std_msgs::msg::dds_::Float32_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/Float32.
-func (*Float32) TypeHash() string {
+func (Float32) TypeHash() string {
 	return "RIHS01_7170d3d8f841f7be3172ce5f4f59f3a4d7f63b0447e8b33327601ad64d83d6e2"
 }
 

@@ -13,13 +13,13 @@ type Float32MultiArray struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/Float32MultiArray".
-func (*Float32MultiArray) TypeName() string { return "std_msgs/msg/Float32MultiArray" }
+func (Float32MultiArray) TypeName() string { return "std_msgs/msg/Float32MultiArray" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::Float32MultiArray_".
-func (*Float32MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::Float32MultiArray_" }
+func (Float32MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::Float32MultiArray_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/Float32MultiArray.
-func (*Float32MultiArray) TypeHash() string {
+func (Float32MultiArray) TypeHash() string {
 	return "RIHS01_0599f6f85b4bfca379873a0b4375a0aca022156bd2d7021275d116ed1fa8bfe0"
 }
 

@@ -12,13 +12,13 @@ type Float64 struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/Float64".
-func (*Float64) TypeName() string { return "std_msgs/msg/Float64" }
+func (Float64) TypeName() string { return "std_msgs/msg/Float64" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::Float64_".
-func (*Float64) DDSTypeName() string { return "std_msgs::msg::dds_::Float64_" }
+func (Float64) DDSTypeName() string { return "std_msgs::msg::dds_::Float64_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/Float64.
-func (*Float64) TypeHash() string {
+func (Float64) TypeHash() string {
 	return "RIHS01_705ba9c3d1a09df43737eb67095534de36fd426c0587779bda2bc51fe790182a"
 }
 

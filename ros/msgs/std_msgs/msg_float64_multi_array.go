@@ -13,13 +13,13 @@ type Float64MultiArray struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/Float64MultiArray".
-func (*Float64MultiArray) TypeName() string { return "std_msgs/msg/Float64MultiArray" }
+func (Float64MultiArray) TypeName() string { return "std_msgs/msg/Float64MultiArray" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::Float64MultiArray_".
-func (*Float64MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::Float64MultiArray_" }
+func (Float64MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::Float64MultiArray_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/Float64MultiArray.
-func (*Float64MultiArray) TypeHash() string {
+func (Float64MultiArray) TypeHash() string {
 	return "RIHS01_1025ddc6b9552d191f89ef1a8d2f60f3d373e28b283d8891ddcc974e8c55397f"
 }
 

@@ -14,13 +14,13 @@ type Header struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/Header".
-func (*Header) TypeName() string { return "std_msgs/msg/Header" }
+func (Header) TypeName() string { return "std_msgs/msg/Header" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::Header_".
-func (*Header) DDSTypeName() string { return "std_msgs::msg::dds_::Header_" }
+func (Header) DDSTypeName() string { return "std_msgs::msg::dds_::Header_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/Header.
-func (*Header) TypeHash() string {
+func (Header) TypeHash() string {
 	return "RIHS01_f49fb3ae2cf070f793645ff749683ac6b06203e41c891e17701b1cb597ce6a01"
 }
 

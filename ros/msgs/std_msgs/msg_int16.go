@@ -12,13 +12,13 @@ type Int16 struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/Int16".
-func (*Int16) TypeName() string { return "std_msgs/msg/Int16" }
+func (Int16) TypeName() string { return "std_msgs/msg/Int16" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::Int16_".
-func (*Int16) DDSTypeName() string { return "std_msgs::msg::dds_::Int16_" }
+func (Int16) DDSTypeName() string { return "std_msgs::msg::dds_::Int16_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/Int16.
-func (*Int16) TypeHash() string {
+func (Int16) TypeHash() string {
 	return "RIHS01_1dcc3464e47c288a55f943a389d337cdb06804de3f5cd7a266b0de718eee17e5"
 }
 

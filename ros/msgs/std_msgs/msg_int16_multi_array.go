@@ -13,13 +13,13 @@ type Int16MultiArray struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/Int16MultiArray".
-func (*Int16MultiArray) TypeName() string { return "std_msgs/msg/Int16MultiArray" }
+func (Int16MultiArray) TypeName() string { return "std_msgs/msg/Int16MultiArray" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::Int16MultiArray_".
-func (*Int16MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::Int16MultiArray_" }
+func (Int16MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::Int16MultiArray_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/Int16MultiArray.
-func (*Int16MultiArray) TypeHash() string {
+func (Int16MultiArray) TypeHash() string {
 	return "RIHS01_b58810e8e5b90fb19a5062469eb8409f5ab11a446d60de7157a1457e52a076ce"
 }
 

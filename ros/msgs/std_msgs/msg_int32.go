@@ -12,13 +12,13 @@ type Int32 struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/Int32".
-func (*Int32) TypeName() string { return "std_msgs/msg/Int32" }
+func (Int32) TypeName() string { return "std_msgs/msg/Int32" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::Int32_".
-func (*Int32) DDSTypeName() string { return "std_msgs::msg::dds_::Int32_" }
+func (Int32) DDSTypeName() string { return "std_msgs::msg::dds_::Int32_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/Int32.
-func (*Int32) TypeHash() string {
+func (Int32) TypeHash() string {
 	return "RIHS01_b6578ded3c58c626cfe8d1a6fb6e04f706f97e9f03d2727c9ff4e74b1cef0deb"
 }
 

@@ -13,13 +13,13 @@ type Int32MultiArray struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/Int32MultiArray".
-func (*Int32MultiArray) TypeName() string { return "std_msgs/msg/Int32MultiArray" }
+func (Int32MultiArray) TypeName() string { return "std_msgs/msg/Int32MultiArray" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::Int32MultiArray_".
-func (*Int32MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::Int32MultiArray_" }
+func (Int32MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::Int32MultiArray_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/Int32MultiArray.
-func (*Int32MultiArray) TypeHash() string {
+func (Int32MultiArray) TypeHash() string {
 	return "RIHS01_84a7346323525d1b4dfca899df3820f245e54009dac5a6b69217d14fdefd1701"
 }
 

@@ -12,13 +12,13 @@ type Int64 struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/Int64".
-func (*Int64) TypeName() string { return "std_msgs/msg/Int64" }
+func (Int64) TypeName() string { return "std_msgs/msg/Int64" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::Int64_".
-func (*Int64) DDSTypeName() string { return "std_msgs::msg::dds_::Int64_" }
+func (Int64) DDSTypeName() string { return "std_msgs::msg::dds_::Int64_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/Int64.
-func (*Int64) TypeHash() string {
+func (Int64) TypeHash() string {
 	return "RIHS01_8cd1048c2f186b6bd9a92472dc1ce51723c0833a221e2b7aecfff111774f4b49"
 }
 

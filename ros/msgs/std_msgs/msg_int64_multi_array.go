@@ -13,13 +13,13 @@ type Int64MultiArray struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/Int64MultiArray".
-func (*Int64MultiArray) TypeName() string { return "std_msgs/msg/Int64MultiArray" }
+func (Int64MultiArray) TypeName() string { return "std_msgs/msg/Int64MultiArray" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::Int64MultiArray_".
-func (*Int64MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::Int64MultiArray_" }
+func (Int64MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::Int64MultiArray_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/Int64MultiArray.
-func (*Int64MultiArray) TypeHash() string {
+func (Int64MultiArray) TypeHash() string {
 	return "RIHS01_e60f9fe34d697f0939ad49d33158693c1277fbac0e2f04b7c2995dc21c89b422"
 }
 

@@ -12,13 +12,13 @@ type Int8 struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/Int8".
-func (*Int8) TypeName() string { return "std_msgs/msg/Int8" }
+func (Int8) TypeName() string { return "std_msgs/msg/Int8" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::Int8_".
-func (*Int8) DDSTypeName() string { return "std_msgs::msg::dds_::Int8_" }
+func (Int8) DDSTypeName() string { return "std_msgs::msg::dds_::Int8_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/Int8.
-func (*Int8) TypeHash() string {
+func (Int8) TypeHash() string {
 	return "RIHS01_26525065a403d972cb672f0777e333f0c799ad444ae5fcd79e43d1e73bd0f440"
 }
 

@@ -13,13 +13,13 @@ type Int8MultiArray struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/Int8MultiArray".
-func (*Int8MultiArray) TypeName() string { return "std_msgs/msg/Int8MultiArray" }
+func (Int8MultiArray) TypeName() string { return "std_msgs/msg/Int8MultiArray" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::Int8MultiArray_".
-func (*Int8MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::Int8MultiArray_" }
+func (Int8MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::Int8MultiArray_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/Int8MultiArray.
-func (*Int8MultiArray) TypeHash() string {
+func (Int8MultiArray) TypeHash() string {
 	return "RIHS01_f21998d4b492abd63330765d75d5831238d400740386f651f13a872a4d2188db"
 }
 

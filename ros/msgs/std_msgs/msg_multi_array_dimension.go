@@ -14,13 +14,13 @@ type MultiArrayDimension struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/MultiArrayDimension".
-func (*MultiArrayDimension) TypeName() string { return "std_msgs/msg/MultiArrayDimension" }
+func (MultiArrayDimension) TypeName() string { return "std_msgs/msg/MultiArrayDimension" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::MultiArrayDimension_".
-func (*MultiArrayDimension) DDSTypeName() string { return "std_msgs::msg::dds_::MultiArrayDimension_" }
+func (MultiArrayDimension) DDSTypeName() string { return "std_msgs::msg::dds_::MultiArrayDimension_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/MultiArrayDimension.
-func (*MultiArrayDimension) TypeHash() string {
+func (MultiArrayDimension) TypeHash() string {
 	return "RIHS01_5e773a60a4c7fc8a54985f307c7837aa2994252a126c301957a24e31282c9cbe"
 }
 

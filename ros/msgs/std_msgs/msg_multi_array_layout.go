@@ -13,13 +13,13 @@ type MultiArrayLayout struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/MultiArrayLayout".
-func (*MultiArrayLayout) TypeName() string { return "std_msgs/msg/MultiArrayLayout" }
+func (MultiArrayLayout) TypeName() string { return "std_msgs/msg/MultiArrayLayout" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::MultiArrayLayout_".
-func (*MultiArrayLayout) DDSTypeName() string { return "std_msgs::msg::dds_::MultiArrayLayout_" }
+func (MultiArrayLayout) DDSTypeName() string { return "std_msgs::msg::dds_::MultiArrayLayout_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/MultiArrayLayout.
-func (*MultiArrayLayout) TypeHash() string {
+func (MultiArrayLayout) TypeHash() string {
 	return "RIHS01_4c66e6f78e740ac103a94cf63259f968e48c617e7699e829b63c21a5cb50dac6"
 }
 

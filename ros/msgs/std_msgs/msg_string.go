@@ -12,13 +12,13 @@ type String struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/String".
-func (*String) TypeName() string { return "std_msgs/msg/String" }
+func (String) TypeName() string { return "std_msgs/msg/String" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::String_".
-func (*String) DDSTypeName() string { return "std_msgs::msg::dds_::String_" }
+func (String) DDSTypeName() string { return "std_msgs::msg::dds_::String_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/String.
-func (*String) TypeHash() string {
+func (String) TypeHash() string {
 	return "RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18"
 }
 

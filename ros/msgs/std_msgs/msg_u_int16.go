@@ -12,13 +12,13 @@ type UInt16 struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/UInt16".
-func (*UInt16) TypeName() string { return "std_msgs/msg/UInt16" }
+func (UInt16) TypeName() string { return "std_msgs/msg/UInt16" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::UInt16_".
-func (*UInt16) DDSTypeName() string { return "std_msgs::msg::dds_::UInt16_" }
+func (UInt16) DDSTypeName() string { return "std_msgs::msg::dds_::UInt16_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/UInt16.
-func (*UInt16) TypeHash() string {
+func (UInt16) TypeHash() string {
 	return "RIHS01_08a406e4b022bc22e907f985d6a9e9dd1d4fbecae573549cf49350113e7757b1"
 }
 

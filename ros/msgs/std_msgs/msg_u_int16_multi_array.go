@@ -13,13 +13,13 @@ type UInt16MultiArray struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/UInt16MultiArray".
-func (*UInt16MultiArray) TypeName() string { return "std_msgs/msg/UInt16MultiArray" }
+func (UInt16MultiArray) TypeName() string { return "std_msgs/msg/UInt16MultiArray" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::UInt16MultiArray_".
-func (*UInt16MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::UInt16MultiArray_" }
+func (UInt16MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::UInt16MultiArray_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/UInt16MultiArray.
-func (*UInt16MultiArray) TypeHash() string {
+func (UInt16MultiArray) TypeHash() string {
 	return "RIHS01_94fe73428ec63baecc774f8fb82406123e9291cf728f1b7c91caf5335129492b"
 }
 

@@ -12,13 +12,13 @@ type UInt32 struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/UInt32".
-func (*UInt32) TypeName() string { return "std_msgs/msg/UInt32" }
+func (UInt32) TypeName() string { return "std_msgs/msg/UInt32" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::UInt32_".
-func (*UInt32) DDSTypeName() string { return "std_msgs::msg::dds_::UInt32_" }
+func (UInt32) DDSTypeName() string { return "std_msgs::msg::dds_::UInt32_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/UInt32.
-func (*UInt32) TypeHash() string {
+func (UInt32) TypeHash() string {
 	return "RIHS01_a5c874829b752bc5fa190024b0ad76f578cc278271e855c7d02a818b3516fb4a"
 }
 

@@ -13,13 +13,13 @@ type UInt32MultiArray struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/UInt32MultiArray".
-func (*UInt32MultiArray) TypeName() string { return "std_msgs/msg/UInt32MultiArray" }
+func (UInt32MultiArray) TypeName() string { return "std_msgs/msg/UInt32MultiArray" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::UInt32MultiArray_".
-func (*UInt32MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::UInt32MultiArray_" }
+func (UInt32MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::UInt32MultiArray_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/UInt32MultiArray.
-func (*UInt32MultiArray) TypeHash() string {
+func (UInt32MultiArray) TypeHash() string {
 	return "RIHS01_6c2577c7ad3cbdcc2164a41c12f1d5ad314ea320f3fb1ee47e78019fe16bb5b0"
 }
 

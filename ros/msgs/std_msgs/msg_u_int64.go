@@ -12,13 +12,13 @@ type UInt64 struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/UInt64".
-func (*UInt64) TypeName() string { return "std_msgs/msg/UInt64" }
+func (UInt64) TypeName() string { return "std_msgs/msg/UInt64" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::UInt64_".
-func (*UInt64) DDSTypeName() string { return "std_msgs::msg::dds_::UInt64_" }
+func (UInt64) DDSTypeName() string { return "std_msgs::msg::dds_::UInt64_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/UInt64.
-func (*UInt64) TypeHash() string {
+func (UInt64) TypeHash() string {
 	return "RIHS01_fbdc52018fc13755dce18024d1a671c856aa8b4aaf63adfb095b608f98e8c943"
 }
 

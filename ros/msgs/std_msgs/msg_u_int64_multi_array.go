@@ -13,13 +13,13 @@ type UInt64MultiArray struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/UInt64MultiArray".
-func (*UInt64MultiArray) TypeName() string { return "std_msgs/msg/UInt64MultiArray" }
+func (UInt64MultiArray) TypeName() string { return "std_msgs/msg/UInt64MultiArray" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::UInt64MultiArray_".
-func (*UInt64MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::UInt64MultiArray_" }
+func (UInt64MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::UInt64MultiArray_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/UInt64MultiArray.
-func (*UInt64MultiArray) TypeHash() string {
+func (UInt64MultiArray) TypeHash() string {
 	return "RIHS01_fc1c685c2f76bdc6983da025cb25d2db5fb5157b059e300f6d957d86f981b366"
 }
 

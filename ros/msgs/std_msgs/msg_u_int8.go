@@ -12,13 +12,13 @@ type UInt8 struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/UInt8".
-func (*UInt8) TypeName() string { return "std_msgs/msg/UInt8" }
+func (UInt8) TypeName() string { return "std_msgs/msg/UInt8" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::UInt8_".
-func (*UInt8) DDSTypeName() string { return "std_msgs::msg::dds_::UInt8_" }
+func (UInt8) DDSTypeName() string { return "std_msgs::msg::dds_::UInt8_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/UInt8.
-func (*UInt8) TypeHash() string {
+func (UInt8) TypeHash() string {
 	return "RIHS01_6138bd83d8c3569cb80a667db03cfc1629f529fee79d944c39c34e352e72f010"
 }
 

@@ -13,13 +13,13 @@ type UInt8MultiArray struct {
 }
 
 // TypeName returns the ROS type name "std_msgs/msg/UInt8MultiArray".
-func (*UInt8MultiArray) TypeName() string { return "std_msgs/msg/UInt8MultiArray" }
+func (UInt8MultiArray) TypeName() string { return "std_msgs/msg/UInt8MultiArray" }
 
 // DDSTypeName returns the DDS type name "std_msgs::msg::dds_::UInt8MultiArray_".
-func (*UInt8MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::UInt8MultiArray_" }
+func (UInt8MultiArray) DDSTypeName() string { return "std_msgs::msg::dds_::UInt8MultiArray_" }
 
 // TypeHash returns the RIHS01 type hash of std_msgs/msg/UInt8MultiArray.
-func (*UInt8MultiArray) TypeHash() string {
+func (UInt8MultiArray) TypeHash() string {
 	return "RIHS01_5687e861b8d307a5e48b7515467ae7a5fc2daf805bd0ce6d8e9e604bade9f385"
 }
 

@@ -37,13 +37,13 @@ type EmptyRequest struct {
 }
 
 // TypeName returns the ROS type name "std_srvs/srv/Empty_Request".
-func (*EmptyRequest) TypeName() string { return "std_srvs/srv/Empty_Request" }
+func (EmptyRequest) TypeName() string { return "std_srvs/srv/Empty_Request" }
 
 // DDSTypeName returns the DDS type name "std_srvs::srv::dds_::Empty_Request_".
-func (*EmptyRequest) DDSTypeName() string { return "std_srvs::srv::dds_::Empty_Request_" }
+func (EmptyRequest) DDSTypeName() string { return "std_srvs::srv::dds_::Empty_Request_" }
 
 // TypeHash returns the RIHS01 type hash of std_srvs/srv/Empty_Request.
-func (*EmptyRequest) TypeHash() string {
+func (EmptyRequest) TypeHash() string {
 	return "RIHS01_458eaf200a3f63d9cc53d19436edebc0c140ef4c93ca75d5bd4ce19fd7759e35"
 }
 
@@ -80,13 +80,13 @@ type EmptyResponse struct {
 }
 
 // TypeName returns the ROS type name "std_srvs/srv/Empty_Response".
-func (*EmptyResponse) TypeName() string { return "std_srvs/srv/Empty_Response" }
+func (EmptyResponse) TypeName() string { return "std_srvs/srv/Empty_Response" }
 
 // DDSTypeName returns the DDS type name "std_srvs::srv::dds_::Empty_Response_".
-func (*EmptyResponse) DDSTypeName() string { return "std_srvs::srv::dds_::Empty_Response_" }
+func (EmptyResponse) DDSTypeName() string { return "std_srvs::srv::dds_::Empty_Response_" }
 
 // TypeHash returns the RIHS01 type hash of std_srvs/srv/Empty_Response.
-func (*EmptyResponse) TypeHash() string {
+func (EmptyResponse) TypeHash() string {
 	return "RIHS01_0a2858b3f60df644a61d0fa44cfc923a3d3628e0ad9c8ad8534b1a2c92a413dc"
 }
 
@@ -126,13 +126,13 @@ type EmptyEvent struct {
 }
 
 // TypeName returns the ROS type name "std_srvs/srv/Empty_Event".
-func (*EmptyEvent) TypeName() string { return "std_srvs/srv/Empty_Event" }
+func (EmptyEvent) TypeName() string { return "std_srvs/srv/Empty_Event" }
 
 // DDSTypeName returns the DDS type name "std_srvs::srv::dds_::Empty_Event_".
-func (*EmptyEvent) DDSTypeName() string { return "std_srvs::srv::dds_::Empty_Event_" }
+func (EmptyEvent) DDSTypeName() string { return "std_srvs::srv::dds_::Empty_Event_" }
 
 // TypeHash returns the RIHS01 type hash of std_srvs/srv/Empty_Event.
-func (*EmptyEvent) TypeHash() string {
+func (EmptyEvent) TypeHash() string {
 	return "RIHS01_66fa7fcfb5f2bf04b9a8a55603318c5c402edfc4bd56bb0ed7b602990c29305a"
 }
 

@@ -38,13 +38,13 @@ type SetBoolRequest struct {
 }
 
 // TypeName returns the ROS type name "std_srvs/srv/SetBool_Request".
-func (*SetBoolRequest) TypeName() string { return "std_srvs/srv/SetBool_Request" }
+func (SetBoolRequest) TypeName() string { return "std_srvs/srv/SetBool_Request" }
 
 // DDSTypeName returns the DDS type name "std_srvs::srv::dds_::SetBool_Request_".
-func (*SetBoolRequest) DDSTypeName() string { return "std_srvs::srv::dds_::SetBool_Request_" }
+func (SetBoolRequest) DDSTypeName() string { return "std_srvs::srv::dds_::SetBool_Request_" }
 
 // TypeHash returns the RIHS01 type hash of std_srvs/srv/SetBool_Request.
-func (*SetBoolRequest) TypeHash() string {
+func (SetBoolRequest) TypeHash() string {
 	return "RIHS01_c62fbb99d94e1b25e8ef9e109f9581956bb1b3361a45a4e5810c36a90d29932e"
 }
 
@@ -83,13 +83,13 @@ type SetBoolResponse struct {
 }
 
 // TypeName returns the ROS type name "std_srvs/srv/SetBool_Response".
-func (*SetBoolResponse) TypeName() string { return "std_srvs/srv/SetBool_Response" }
+func (SetBoolResponse) TypeName() string { return "std_srvs/srv/SetBool_Response" }
 
 // DDSTypeName returns the DDS type name "std_srvs::srv::dds_::SetBool_Response_".
-func (*SetBoolResponse) DDSTypeName() string { return "std_srvs::srv::dds_::SetBool_Response_" }
+func (SetBoolResponse) DDSTypeName() string { return "std_srvs::srv::dds_::SetBool_Response_" }
 
 // TypeHash returns the RIHS01 type hash of std_srvs/srv/SetBool_Response.
-func (*SetBoolResponse) TypeHash() string {
+func (SetBoolResponse) TypeHash() string {
 	return "RIHS01_d0814e7f7b4880ab77e9c57426c7aa1562ab69f11eef8e2e968812f9cbd0b059"
 }
 
@@ -131,13 +131,13 @@ type SetBoolEvent struct {
 }
 
 // TypeName returns the ROS type name "std_srvs/srv/SetBool_Event".
-func (*SetBoolEvent) TypeName() string { return "std_srvs/srv/SetBool_Event" }
+func (SetBoolEvent) TypeName() string { return "std_srvs/srv/SetBool_Event" }
 
 // DDSTypeName returns the DDS type name "std_srvs::srv::dds_::SetBool_Event_".
-func (*SetBoolEvent) DDSTypeName() string { return "std_srvs::srv::dds_::SetBool_Event_" }
+func (SetBoolEvent) DDSTypeName() string { return "std_srvs::srv::dds_::SetBool_Event_" }
 
 // TypeHash returns the RIHS01 type hash of std_srvs/srv/SetBool_Event.
-func (*SetBoolEvent) TypeHash() string {
+func (SetBoolEvent) TypeHash() string {
 	return "RIHS01_3c4c20015afb4303eafd347b1d6a786f171a89c814726961a9593ef10df878cf"
 }
 

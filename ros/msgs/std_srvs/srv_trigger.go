@@ -37,13 +37,13 @@ type TriggerRequest struct {
 }
 
 // TypeName returns the ROS type name "std_srvs/srv/Trigger_Request".
-func (*TriggerRequest) TypeName() string { return "std_srvs/srv/Trigger_Request" }
+func (TriggerRequest) TypeName() string { return "std_srvs/srv/Trigger_Request" }
 
 // DDSTypeName returns the DDS type name "std_srvs::srv::dds_::Trigger_Request_".
-func (*TriggerRequest) DDSTypeName() string { return "std_srvs::srv::dds_::Trigger_Request_" }
+func (TriggerRequest) DDSTypeName() string { return "std_srvs::srv::dds_::Trigger_Request_" }
 
 // TypeHash returns the RIHS01 type hash of std_srvs/srv/Trigger_Request.
-func (*TriggerRequest) TypeHash() string {
+func (TriggerRequest) TypeHash() string {
 	return "RIHS01_d010825374ce8918e72bfd826c82603e60f45419e932ea976f807b74a863a199"
 }
 
@@ -82,13 +82,13 @@ type TriggerResponse struct {
 }
 
 // TypeName returns the ROS type name "std_srvs/srv/Trigger_Response".
-func (*TriggerResponse) TypeName() string { return "std_srvs/srv/Trigger_Response" }
+func (TriggerResponse) TypeName() string { return "std_srvs/srv/Trigger_Response" }
 
 // DDSTypeName returns the DDS type name "std_srvs::srv::dds_::Trigger_Response_".
-func (*TriggerResponse) DDSTypeName() string { return "std_srvs::srv::dds_::Trigger_Response_" }
+func (TriggerResponse) DDSTypeName() string { return "std_srvs::srv::dds_::Trigger_Response_" }
 
 // TypeHash returns the RIHS01 type hash of std_srvs/srv/Trigger_Response.
-func (*TriggerResponse) TypeHash() string {
+func (TriggerResponse) TypeHash() string {
 	return "RIHS01_2d946c21e2fc3f1e9ca6986a8191d85fcc70097a8bb7771a053564bc47009cdf"
 }
 
@@ -130,13 +130,13 @@ type TriggerEvent struct {
 }
 
 // TypeName returns the ROS type name "std_srvs/srv/Trigger_Event".
-func (*TriggerEvent) TypeName() string { return "std_srvs/srv/Trigger_Event" }
+func (TriggerEvent) TypeName() string { return "std_srvs/srv/Trigger_Event" }
 
 // DDSTypeName returns the DDS type name "std_srvs::srv::dds_::Trigger_Event_".
-func (*TriggerEvent) DDSTypeName() string { return "std_srvs::srv::dds_::Trigger_Event_" }
+func (TriggerEvent) DDSTypeName() string { return "std_srvs::srv::dds_::Trigger_Event_" }
 
 // TypeHash returns the RIHS01 type hash of std_srvs/srv/Trigger_Event.
-func (*TriggerEvent) TypeHash() string {
+func (TriggerEvent) TypeHash() string {
 	return "RIHS01_ec4a1d26b0575e61906890342aba9523a2360e9845857c5590fa6e23bc39e1c2"
 }
 

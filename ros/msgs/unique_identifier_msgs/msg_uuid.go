@@ -12,13 +12,13 @@ type UUID struct {
 }
 
 // TypeName returns the ROS type name "unique_identifier_msgs/msg/UUID".
-func (*UUID) TypeName() string { return "unique_identifier_msgs/msg/UUID" }
+func (UUID) TypeName() string { return "unique_identifier_msgs/msg/UUID" }
 
 // DDSTypeName returns the DDS type name "unique_identifier_msgs::msg::dds_::UUID_".
-func (*UUID) DDSTypeName() string { return "unique_identifier_msgs::msg::dds_::UUID_" }
+func (UUID) DDSTypeName() string { return "unique_identifier_msgs::msg::dds_::UUID_" }
 
 // TypeHash returns the RIHS01 type hash of unique_identifier_msgs/msg/UUID.
-func (*UUID) TypeHash() string {
+func (UUID) TypeHash() string {
 	return "RIHS01_1b8e8aca958cbea28fe6ef60bf6c19b683c97a9ef60bb34752067d0f2f7ab437"
 }
 

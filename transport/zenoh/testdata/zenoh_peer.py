@@ -11,7 +11,10 @@ first one's listen endpoint, and the commands below act on it (the first
 session then only routes).
 
 Reads one JSON command per line on stdin and writes one JSON event per line
-on stdout. The first event is {"ev": "ready", "zid": ...}. Commands:
+on stdout. The first event is {"ev": "ready", "zid": ..., "listen": EP}, EP
+being the endpoint listened on, with the port the system chose if --listen
+gave port 0 (so that tests never pick a "free" port and race for it).
+Commands:
   {"op": "sub", "key": K}                 declare a subscriber -> {"ev": "ok"}
   {"op": "pub", "key": K, "wait": true, "declare_keyexpr": true}
                                           declare a publisher (on a declared key
@@ -131,6 +134,31 @@ def do_get(session, cmd):
     return replies
 
 
+def bound_endpoint(ep):
+    """Returns ep with port 0 replaced by the port this process listens on
+    (read from /proc: the Python API does not tell it)."""
+    if not ep:
+        return ep
+    host, port = ep[len("tcp/"):].rsplit(":", 1)
+    if port != "0":
+        return ep
+    inodes = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink("/proc/self/fd/" + fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[len("socket:["):-1])
+    for path in ("/proc/self/net/tcp", "/proc/self/net/tcp6"):
+        with open(path) as f:
+            for line in f.readlines()[1:]:
+                fields = line.split()
+                if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
+                    return "tcp/%s:%d" % (host, int(fields[1].rsplit(":", 1)[1], 16))
+    raise SystemExit("zenoh_peer.py: no listening socket found for " + ep)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mode", default="peer")
@@ -142,14 +170,15 @@ def main():
 
     zenoh.init_log_from_env_or("error")
     base = zenoh.open(make_config(args.mode, args.listen, args.connect, args.gossip))
+    listen = bound_endpoint(args.listen)
     session = base
     if args.client:
-        session = zenoh.open(make_config("client", None, args.listen))
+        session = zenoh.open(make_config("client", None, listen))
     keep = []
     keyexprs = []
     pubs = {}
     tokens = {}
-    emit(ev="ready", zid=str(session.zid()))
+    emit(ev="ready", zid=str(session.zid()), listen=listen or "")
     for line in sys.stdin:
         line = line.strip()
         if not line:
