@@ -21,6 +21,11 @@
 //     -cpu-window and the camera to perception and IMU to control latency.
 //     Its floor row runs the same nodes in bare Go (time.Ticker, TCP).
 //
+// The ROS 2 transports (ros-zenoh, ros-zenoh-tcp, ros-zenoh-proc) run the echo and
+// request/reply through package ros over rmw_zenoh's conventions; their
+// native rows are the raw Zenoh underneath, on the same keys with the same
+// bytes, so afor/native is what the ROS layer costs.
+//
 // Usage:
 //
 //	go run ./bench                          # everything, about a minute
@@ -121,7 +126,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	var c Config
 	var scen, trans, modes, sizes string
 	fs.StringVar(&scen, "scenarios", strings.Join(allScenarios(), ","), "comma-separated scenarios to run: "+strings.Join(allScenarios(), ", "))
-	fs.StringVar(&trans, "transports", strings.Join(transportNames(), ","), "comma-separated transports: mem (in-process bus), zenoh (one pure-Go Zenoh session),\nzenoh-tcp (two pure-Go Zenoh sessions over TCP on 127.0.0.1), zenoh-proc (this process and\na child process over TCP on 127.0.0.1; the child answers the requests), zenoh-router (two\nclient sessions of the Rust router, started with -python). The pipeline runs its\npeer-to-peer row with zenoh-proc and its router row with zenoh-router")
+	fs.StringVar(&trans, "transports", strings.Join(transportNames(), ","), "comma-separated transports: mem (in-process bus), zenoh (one pure-Go Zenoh session),\nzenoh-tcp (two pure-Go Zenoh sessions over TCP on 127.0.0.1), zenoh-proc (this process and\na child process over TCP on 127.0.0.1; the child answers the requests), zenoh-router (two\nclient sessions of the Rust router, started with -python), ros-zenoh, ros-zenoh-tcp and\nros-zenoh-proc (ROS 2 over rmw_zenoh's conventions, laid out as zenoh, zenoh-tcp and\nzenoh-proc: ROS nodes in mode afor, the raw Zenoh on the same keys in mode native; echo and\nrequest only). The pipeline runs its\npeer-to-peer row with zenoh-proc and its router row with zenoh-router")
 	fs.StringVar(&modes, "modes", strings.Join(allModes(), ","), "comma-separated row kinds: afor (Sub and its iterators), native (the transport's own\ncallback), floor (raw Go channel, TCP and UDP loopback; tcp-proc, TCP to a child process,\nwith zenoh-proc; the pipeline's nodes in bare Go over TCP), python (the Python afor's echo). The pipeline's Zenoh rows need afor")
 	fs.IntVar(&c.Repeat, "repeat", 3, "run every row this many times, round robin, and report the median run with the spread\n(a shared or loaded machine makes single runs noisy)")
 	fs.StringVar(&c.Pick, "pick", "median", "which of the -repeat runs a row shows: median, or best (the fastest: on a busy\nmachine, the closest to what the code costs when it gets the CPU)")

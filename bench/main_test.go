@@ -83,7 +83,11 @@ func TestSmoke(t *testing.T) {
 	}
 	// The cross-process rows, request/reply's being the headline.
 	for _, want := range []string{"echo/zenoh-proc/afor/64B", "request/zenoh-proc/afor/64B", "request/zenoh-proc/native/64B",
-		"request/zenoh-tcp/afor/64B", "request/zenoh/native/64B"} {
+		"request/zenoh-tcp/afor/64B", "request/zenoh/native/64B",
+		// ROS 2 over rmw_zenoh, and the raw Zenoh under it.
+		"echo/ros-zenoh/afor/64B", "echo/ros-zenoh/native/64B", "request/ros-zenoh/afor/64B", "request/ros-zenoh/native/64B",
+		"echo/ros-zenoh-tcp/afor/64B", "echo/ros-zenoh-tcp/native/64B", "echo/ros-zenoh-proc/afor/64B", "echo/ros-zenoh-proc/native/64B",
+		"request/ros-zenoh-tcp/afor/64B", "request/ros-zenoh-tcp/native/64B", "request/ros-zenoh-proc/afor/64B", "request/ros-zenoh-proc/native/64B"} {
 		if !slices.ContainsFunc(rep.Results, func(r scenario.Result) bool { return r.Name() == want && r.Ops > 0 }) {
 			t.Errorf("no %s row", want)
 		}
@@ -112,8 +116,11 @@ func TestSmoke(t *testing.T) {
 		}
 	}
 	for _, want := range []struct{ row, floor string }{{"echo/zenoh-proc/afor/64B", "tcp-proc"}, {"latency/zenoh-proc/afor/64B", "tcp-proc"},
-		{"request/zenoh-proc/afor/64B", "tcp-proc"}, {"throughput/zenoh-proc/afor/16B", "tcp-proc"}, {"echo/zenoh-tcp/afor/64B", "tcp"}} {
-		if !slices.ContainsFunc(rep.Ratios, func(ra Ratio) bool { return ra.Row == want.row && ra.Floor == want.floor && ra.OverFloor > 0 }) {
+		{"request/zenoh-proc/afor/64B", "tcp-proc"}, {"throughput/zenoh-proc/afor/16B", "tcp-proc"}, {"echo/zenoh-tcp/afor/64B", "tcp"},
+		{"echo/ros-zenoh-tcp/afor/64B", "tcp"}, {"echo/ros-zenoh-proc/afor/64B", "tcp-proc"}, {"request/ros-zenoh-proc/afor/64B", "tcp-proc"}} {
+		if !slices.ContainsFunc(rep.Ratios, func(ra Ratio) bool {
+			return ra.Row == want.row && ra.Floor == want.floor && ra.OverFloor > 0 && ra.OverNative > 0
+		}) {
 			t.Errorf("no %s afor/floor ratio against %s: %+v", want.row, want.floor, rep.Ratios)
 		}
 	}

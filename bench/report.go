@@ -57,8 +57,11 @@ type GoInfo struct {
 // afor's time per operation by the other row's (the Python one the other
 // way round: how many times faster Go afor is), except CPUOverFloor.
 type Ratio struct {
-	Row          string  `json:"row"`
-	OverNative   float64 `json:"afor_over_native,omitempty"`
+	Row        string  `json:"row"`
+	OverNative float64 `json:"afor_over_native,omitempty"`
+	// MinusNative is afor's time per operation minus the native row's, in
+	// ns (what afor adds per hop or call; negative when it is faster).
+	MinusNative  float64 `json:"afor_minus_native_ns,omitempty"`
 	Floor        string  `json:"floor,omitempty"`
 	OverFloor    float64 `json:"afor_over_floor,omitempty"`
 	PythonOverGo float64 `json:"python_over_afor,omitempty"`
@@ -97,6 +100,8 @@ func newReport(cfg Config) *Report {
 			"zenoh-proc: side B is a child process (this executable started again); in latency and throughput it acknowledges every message with the one-way latency it measured, in request it is the server; its cpu counts this process only",
 			"zenoh-proc is compared with the tcp-proc floor: the tcp floor's loops with side B in a child process (a bare TCP server: it answers the echo and the requests, and acknowledges every stream message with the one-way latency it measured, as zenoh-proc's child does), so both pay the wake-up of the other process's thread on every hop; the other transports are compared with tcp or chan, within one process",
 			"zenoh request: afor is zenoh.NewServer (a ListenReliable loop) and zenoh.NewClient (Client.Call); native is a Session.DeclareQueryable handler answering with Query.ReplyAndFinish, and Session.Get read to the end of its replies",
+			"ros-zenoh, ros-zenoh-tcp, ros-zenoh-proc (echo and request): ROS 2 over rmw_zenoh's conventions (package ros, ros.Zenoh) between two nodes of one ROS context (one Zenoh session, no socket), two ROS contexts of this process over TCP, or with side B in a child process; afor is ros.NewPublisher and ros.Subscribe (an afor.Sub), ros.NewServer and ros.NewClient (example afor_bench/srv/Echo), QoS default; the message is a std_msgs/msg/UInt8MultiArray whose data is the size's bytes",
+			"ros native: the raw Zenoh under the ROS layer, on the same keys with the same bytes (CDR payload, rmw_zenoh's 33-byte attachment, timestamp): Session.DeclareSubscriber and Publisher.Put, a complete queryable answering with Query.ReplyAndFinish and Session.Get; afor-native is what the ROS layer adds per hop (echo) or call (request)",
 			"zenoh-router: both sessions of this process are clients of the Rust router (eclipse-zenoh), started for each row; its cpu counts this process only",
 			fmt.Sprintf("zenoh-router throughput: at most %s in flight (the window shrinks with the size): the router drops what overflows its data queue, the pure-Go publisher using Zenoh's default congestion control (drop)",
 				bytesSize(float64(scenario.ZenohRouter("").MaxInFlight))),
@@ -164,6 +169,7 @@ func (r *Report) finish() {
 		ra := Ratio{Row: res.Name(), Floor: string(t.Floor)}
 		if n := r.get(res.Scenario, res.Transport, scenario.ModeNative, res.Size); n != nil {
 			ra.OverNative = res.NsPerOp / n.NsPerOp
+			ra.MinusNative = res.NsPerOp - n.NsPerOp
 		}
 		if f := r.get(res.Scenario, string(t.Floor), scenario.ModeFloor, res.Size); f != nil {
 			ra.OverFloor = res.NsPerOp / f.NsPerOp
@@ -252,11 +258,11 @@ func (r *Report) writeTables(out io.Writer) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		switch sc {
 		case "echo":
-			fmt.Fprintln(tw, "transport\tmode\tsize\thops/s\tper hop\tspread\tcpu\tafor/native\tafor/floor\tpython/afor\t")
+			fmt.Fprintln(tw, "transport\tmode\tsize\thops/s\tper hop\tspread\tcpu\tafor/native\tafor-native\tafor/floor\tpython/afor\t")
 			for _, res := range rows {
 				ra := r.ratio(res)
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", res.Transport, res.Mode, size(res),
-					rate(res.Rate), dur(res.NsPerOp), spread(res), cpu(res), x(ra.OverNative), floorX(ra), x(ra.PythonOverGo))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", res.Transport, res.Mode, size(res),
+					rate(res.Rate), dur(res.NsPerOp), spread(res), cpu(res), x(ra.OverNative), minus(ra), floorX(ra), x(ra.PythonOverGo))
 			}
 		case "latency":
 			fmt.Fprintln(tw, "transport\tmode\tsize\tp50\tspread\tp90\tp99\tp99.9\tmax\tsent\tdropped\tlate\tfailed\tcpu\tafor/native\tafor/floor\t")
@@ -303,11 +309,11 @@ func (r *Report) writeTables(out io.Writer) {
 				}
 			}
 		case "request":
-			fmt.Fprintln(tw, "transport\tmode\tsize\tcalls/s\tper call\tspread\tcpu\tafor/native\tafor/floor\t")
+			fmt.Fprintln(tw, "transport\tmode\tsize\tcalls/s\tper call\tspread\tcpu\tafor/native\tafor-native\tafor/floor\t")
 			for _, res := range rows {
 				ra := r.ratio(res)
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", res.Transport, res.Mode, size(res),
-					rate(res.Rate), dur(res.NsPerOp), spread(res), cpu(res), x(ra.OverNative), floorX(ra))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", res.Transport, res.Mode, size(res),
+					rate(res.Rate), dur(res.NsPerOp), spread(res), cpu(res), x(ra.OverNative), minus(ra), floorX(ra))
 			}
 		}
 		tw.Flush()
@@ -389,6 +395,17 @@ func cpuX(ra Ratio) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2fx %s", ra.CPUOverFloor, ra.Floor)
+}
+
+// minus is what afor adds to the native row per operation, signed.
+func minus(ra Ratio) string {
+	switch {
+	case ra.OverNative == 0:
+		return "-"
+	case ra.MinusNative < 0:
+		return "-" + dur(-ra.MinusNative)
+	}
+	return "+" + dur(ra.MinusNative)
 }
 
 func floorX(ra Ratio) string {

@@ -196,7 +196,8 @@ func TestOracleRosidl(t *testing.T) {
 // definitions.
 func TestOracleInstalledPackages(t *testing.T) {
 	pkgs := []string{"builtin_interfaces", "std_msgs", "geometry_msgs", "sensor_msgs", "nav_msgs",
-		"std_srvs", "service_msgs", "action_msgs", "unique_identifier_msgs"}
+		"std_srvs", "service_msgs", "action_msgs", "unique_identifier_msgs",
+		"rmw_dds_common", "rcl_interfaces", "rosgraph_msgs"}
 	py := peers.Python(t, pkgs...)
 	var want map[string]string
 	runDriver(t, py, &want, append([]string{"installed"}, pkgs...)...)

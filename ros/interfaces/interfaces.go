@@ -4,10 +4,11 @@
 // without a ROS installation.
 //
 // Packages: action_msgs, builtin_interfaces, example_interfaces,
-// geometry_msgs, nav_msgs, sensor_msgs, service_msgs, std_msgs, std_srvs and
-// unique_identifier_msgs. The files carry fields, constants and default
-// values only (no comments), laid out as "<pkg>/msg/<Name>.msg",
-// "<pkg>/srv/<Name>.srv" and "<pkg>/action/<Name>.action".
+// geometry_msgs, nav_msgs, rcl_interfaces, rmw_dds_common, rosgraph_msgs,
+// sensor_msgs, service_msgs, std_msgs, std_srvs and unique_identifier_msgs.
+// The files carry fields, constants and default values only (no comments),
+// laid out as "<pkg>/msg/<Name>.msg", "<pkg>/srv/<Name>.srv" and
+// "<pkg>/action/<Name>.action".
 package interfaces
 
 import (

@@ -46,6 +46,10 @@ type childConfig struct {
 	// afor, no Zenoh (see openFloorNode); with role "echo" or "sink", it
 	// makes the child the far end of the tcp-proc floor (runFloorChild).
 	Floor bool `json:"floor,omitempty"`
+	// ROS makes the child's side B a ROS one (role "echo" or "server"):
+	// a ROS node in the namespace Prefix (mode afor) or a bare Zenoh
+	// session on the same keys (native), see [ROSZenohProc].
+	ROS bool `json:"ros,omitempty"`
 	// Stream sinks (role "sink"): the afor queue size and the sender's
 	// clock start (Unix ns).
 	Queue      int   `json:"queue,omitempty"`
@@ -84,6 +88,18 @@ func runChild(cfg childConfig, stdin io.Reader, stdout io.Writer) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), childTimeout)
 	defer cancel()
+	if cfg.ROS {
+		if cfg.Role == "sink" {
+			return fmt.Errorf("%w: no ROS sink", ErrBadConfig)
+		}
+		stop, err := runROSChild(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, childReady)
+		_, _ = io.Copy(io.Discard, stdin) // the parent closes stdin to stop us
+		return stop()
+	}
 	s, err := zenoh.Open(ctx, zenoh.Config{Connect: []string{cfg.Connect}})
 	if err != nil {
 		return err
@@ -94,7 +110,7 @@ func runChild(cfg childConfig, stdin io.Reader, stdout io.Writer) error {
 	case "sink":
 		stop, err = sink(ctx, zenohPeer(s, cfg.Prefix, cfg.Size), zenohPeer(s, cfg.Prefix, HeaderSize), cfg)
 	case "server":
-		stop, err = RequestResponder(zenohPeer(s, cfg.Prefix, cfg.Size), cfg.Mode)
+		stop, err = RequestResponder(zenohPeer(s, cfg.Prefix, cfg.Size), cfg.Mode, cfg.Size)
 	default:
 		stop, err = EchoResponder(ctx, zenohPeer(s, cfg.Prefix, cfg.Size), cfg.Mode)
 	}

@@ -31,7 +31,7 @@ func NewEcho(ctx context.Context, tr Transport, mode Mode, size int) (e *Echo, e
 	if mode != ModeAfor && mode != ModeNative {
 		return nil, fmt.Errorf("%w: echo mode %q", ErrBadConfig, mode)
 	}
-	link, err := tr.Open(ctx, size)
+	link, err := tr.open(ctx, mode, size)
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,7 @@ type Calls struct {
 	call  func(ctx context.Context, m Msg) (Msg, error)
 	close func() error
 	seq   uint64
+	body  []byte // the requests' padding (for transports that pass Body)
 }
 
 // NewCalls sets up request/reply over tr in mode ModeAfor or ModeNative
@@ -34,7 +35,7 @@ func NewCalls(ctx context.Context, tr Transport, mode Mode, size int) (c *Calls,
 	if mode != ModeAfor && mode != ModeNative {
 		return nil, fmt.Errorf("%w: request mode %q", ErrBadConfig, mode)
 	}
-	link, err := tr.Open(ctx, size)
+	link, err := tr.open(ctx, mode, size)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +57,7 @@ func NewCalls(ctx context.Context, tr Transport, mode Mode, size int) (c *Calls,
 	if remote {
 		stopB, err = link.ServerB(ctx, mode)
 	} else {
-		stopB, err = RequestResponder(link.B, mode)
+		stopB, err = RequestResponder(link.B, mode, size)
 	}
 	if err != nil {
 		return nil, err
@@ -79,6 +80,7 @@ func NewCalls(ctx context.Context, tr Transport, mode Mode, size int) (c *Calls,
 	}
 	return &Calls{
 		call: call,
+		body: padding(size),
 		close: func() error {
 			return errors.Join(stopB(), link.Close())
 		},
@@ -86,12 +88,13 @@ func NewCalls(ctx context.Context, tr Transport, mode Mode, size int) (c *Calls,
 }
 
 // RequestResponder runs side B of request/reply on peer b: every request
-// on its key is answered with its sequence number plus one, from a
-// ListenReliable loop over an afor.Server (ModeAfor) or from inside the
-// transport's callback (ModeNative). stop ends it and reports the first
-// reply that could not be sent.
-func RequestResponder(b Peer, mode Mode) (stop func() error, err error) {
-	answer := func(m Msg) Msg { return Msg{Seq: m.Seq + 1, Body: m.Body} }
+// on its key is answered with its sequence number plus one, in a reply of
+// size bytes, from a ListenReliable loop over an afor.Server (ModeAfor) or
+// from inside the transport's callback (ModeNative). stop ends it and
+// reports the first reply that could not be sent.
+func RequestResponder(b Peer, mode Mode, size int) (stop func() error, err error) {
+	body := padding(size)
+	answer := func(m Msg) Msg { return Msg{Seq: m.Seq + 1, Body: body} }
 	switch mode {
 	case ModeAfor:
 		if b.Server == nil {
@@ -131,9 +134,14 @@ func RequestResponder(b Peer, mode Mode) (stop func() error, err error) {
 	return nil, fmt.Errorf("%w: request mode %q", ErrBadConfig, mode)
 }
 
+// padding returns the zero padding of a message of size bytes, shared by
+// the messages of one link as their Body (the byte transports' codec pads
+// by itself and ignores it; the ROS transports' encode it).
+func padding(size int) []byte { return make([]byte, max(size, HeaderSize)-HeaderSize) }
+
 // Call sends one request and checks its reply.
 func (c *Calls) Call(ctx context.Context) error {
-	res, err := c.call(ctx, Msg{Seq: c.seq})
+	res, err := c.call(ctx, Msg{Seq: c.seq, Body: c.body})
 	if err != nil {
 		return err
 	}

@@ -386,7 +386,7 @@ func TestRequestAllocs(t *testing.T) {
 	defer s.Close()
 	const size = 64
 	p := zenohPeer(s, "afor_bench/allocs/", size)
-	stop, err := RequestResponder(p, ModeNative)
+	stop, err := RequestResponder(p, ModeNative, size)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,7 +426,7 @@ func TestRequestAllocs(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	stopAfor, err := RequestResponder(p, ModeAfor)
+	stopAfor, err := RequestResponder(p, ModeAfor, size)
 	if err != nil {
 		t.Fatal(err)
 	}

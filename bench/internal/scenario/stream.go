@@ -64,7 +64,7 @@ func newStreamBase(cfg StreamConfig) *Stream {
 // NewStream sets up a stream over tr in ModeAfor (B ranges over a
 // ListenReliable loop) or ModeNative (B's transport callback).
 func NewStream(ctx context.Context, tr Transport, mode Mode, cfg StreamConfig) (*Stream, error) {
-	link, err := tr.Open(ctx, cfg.Size)
+	link, err := tr.open(ctx, mode, cfg.Size)
 	if err != nil {
 		return nil, err
 	}

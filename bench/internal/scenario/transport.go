@@ -40,6 +40,19 @@ type Transport struct {
 	// Open sets up a fresh, isolated link for one measurement: its own bus
 	// or sessions and key expressions. size is the message size in bytes.
 	Open func(ctx context.Context, size int) (*Link, error)
+	// OpenMode, when set, is used instead of Open: it sets up a link for
+	// one mode, for a transport whose native mode runs on other objects
+	// than its afor mode (the ROS 2 transports: ROS nodes for afor, bare
+	// Zenoh sessions on the same keys for native).
+	OpenMode func(ctx context.Context, mode Mode, size int) (*Link, error)
+}
+
+// open sets up a link of t for a measurement in mode.
+func (t Transport) open(ctx context.Context, mode Mode, size int) (*Link, error) {
+	if t.OpenMode != nil {
+		return t.OpenMode(ctx, mode, size)
+	}
+	return t.Open(ctx, size)
 }
 
 // Link is an open transport: two peers, A and B, that may be the same
@@ -95,7 +108,7 @@ type Peer struct {
 // Transports returns every transport of the harness, in report order.
 // The router transport uses the default interpreter (peers.PythonPath).
 func Transports() []Transport {
-	return []Transport{Mem(), Zenoh(), ZenohTCP(), ZenohProc(), ZenohRouter(peers.PythonPath())}
+	return []Transport{Mem(), Zenoh(), ZenohTCP(), ZenohProc(), ZenohRouter(peers.PythonPath()), ROSZenoh(), ROSZenohTCP(), ROSZenohProc()}
 }
 
 // Runs reports whether scenario sc runs on t.

@@ -156,11 +156,15 @@ func zenohQueryable(s *zenoh.Session, key string, size int, f func(Msg) Msg) (st
 // stream, without allocating in the harness: its payload buffer, options
 // and reply callback are made once.
 type querier struct {
-	s     *zenoh.Session
-	key   string
-	buf   []byte
-	opts  []zenoh.GetOption
-	yield func(zenoh.Reply) bool
+	s      *zenoh.Session
+	key    string
+	buf    []byte // the request's payload
+	hdr    int    // where the Msg header starts in buf
+	att    []byte // the request's rmw_zenoh attachment (ROS), or nil
+	sent   int64  // requests sent, the attachment's sequence number
+	decode func([]byte) (Msg, error)
+	opts   []zenoh.GetOption
+	yield  func(zenoh.Reply) bool
 	// per call
 	n   int
 	got Msg
@@ -171,21 +175,30 @@ type querier struct {
 // on key is known and returns a querier's call (mode native of
 // request/reply).
 func zenohQuerier(ctx context.Context, s *zenoh.Session, key string, size int) (func(context.Context, Msg) (Msg, error), error) {
+	if err := waitQueryable(ctx, s, key, size); err != nil {
+		return nil, err
+	}
+	q := &querier{s: s, key: key, buf: AppendMsg(nil, Msg{}, size), decode: DecodeMsg}
+	q.opts = []zenoh.GetOption{zenoh.WithQueryPayload(q.buf), zenoh.WithConsolidation(zenoh.ConsolidationNone)}
+	q.yield = q.take
+	return q.call, nil
+}
+
+// waitQueryable waits (within ctx, at most matchTimeout) until a queryable
+// on key is known.
+func waitQueryable(ctx context.Context, s *zenoh.Session, key string, size int) error {
 	// The afor client only serves to wait: Session has no public wait for
 	// a queryable.
 	probe, err := zenoh.NewClient[Msg, Msg](s, key, Codec{Size: size}, Codec{Size: size})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	wctx, cancel := context.WithTimeout(ctx, matchTimeout)
 	defer cancel()
 	if err := probe.WaitForServer(wctx); err != nil {
-		return nil, fmt.Errorf("zenoh: %s: no queryable reachable: %w", key, err)
+		return fmt.Errorf("zenoh: %s: no queryable reachable: %w", key, err)
 	}
-	q := &querier{s: s, key: key, buf: AppendMsg(nil, Msg{}, size)}
-	q.opts = []zenoh.GetOption{zenoh.WithQueryPayload(q.buf), zenoh.WithConsolidation(zenoh.ConsolidationNone)}
-	q.yield = q.take
-	return q.call, nil
+	return nil
 }
 
 // take records one reply of the current query.
@@ -195,7 +208,7 @@ func (q *querier) take(r zenoh.Reply) bool {
 		q.err = r.Err
 		return true
 	}
-	m, err := DecodeMsg(r.Sample.Payload)
+	m, err := q.decode(r.Sample.Payload)
 	if err != nil {
 		q.err = err
 	}
@@ -206,7 +219,11 @@ func (q *querier) take(r zenoh.Reply) bool {
 // call sends m as a query's payload and waits for the end of its reply
 // stream; it fails unless exactly one reply came.
 func (q *querier) call(ctx context.Context, m Msg) (Msg, error) {
-	putHeader(q.buf, m) // Get encodes or copies the payload before it returns
+	putHeader(q.buf[q.hdr:], m) // Get encodes or copies the payload before it returns
+	if q.att != nil {
+		q.sent++
+		stamp(q.att, q.sent, time.Now())
+	}
 	replies, err := q.s.Get(ctx, q.key, q.opts...)
 	if err != nil {
 		return Msg{}, err

@@ -193,10 +193,13 @@ const (
 // Endpoint is a publisher, subscription, service server or client of the
 // graph.
 type Endpoint struct {
-	Kind     EndpointKind
-	Node     NodeName // the zero NodeName when no node claims it
-	Name     string   // fully qualified topic or service name
-	Type     string   // ROS type name of the topic or service
+	Kind EndpointKind
+	// Node owns the endpoint. One no node claims gets rmw_dds_common's
+	// names, which the ROS tools show: namespace
+	// "_NODE_NAMESPACE_UNKNOWN_", name "_NODE_NAME_UNKNOWN_".
+	Node     NodeName
+	Name     string // fully qualified topic or service name
+	Type     string // ROS type name of the topic or service
 	TypeHash string
 	QoS      QoS
 	GID      GID
