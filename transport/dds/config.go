@@ -1,0 +1,348 @@
+package dds
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DiscoveryRange says how far automatic discovery reaches, after the ROS 2
+// setting ROS_AUTOMATIC_DISCOVERY_RANGE as Fast DDS applies it in Kilted.
+type DiscoveryRange int
+
+const (
+	// RangeDefault takes ROS_AUTOMATIC_DISCOVERY_RANGE from the
+	// environment, and RangeSubnet when it is unset.
+	RangeDefault DiscoveryRange = iota
+	// RangeSubnet announces by multicast to 239.255.0.1 (and to the
+	// static peers).
+	RangeSubnet
+	// RangeLocalhost does not use multicast: announcements go by unicast to
+	// the discovery ports of the first 32 participant indices on
+	// 127.0.0.1 (and to the static peers), and only 127.0.0.1 is
+	// advertised.
+	RangeLocalhost
+	// RangeOff discovers nothing automatically and ignores static peers.
+	RangeOff
+)
+
+// String returns the ROS spelling of r.
+func (r DiscoveryRange) String() string {
+	switch r {
+	case RangeDefault:
+		return "SYSTEM_DEFAULT"
+	case RangeSubnet:
+		return "SUBNET"
+	case RangeLocalhost:
+		return "LOCALHOST"
+	case RangeOff:
+		return "OFF"
+	}
+	return "DiscoveryRange(" + strconv.Itoa(int(r)) + ")"
+}
+
+// Defaults applied by NewParticipant to zero fields of Config.
+const (
+	DefaultLease              = 20 * time.Second
+	DefaultAnnouncePeriod     = 3 * time.Second
+	DefaultMaxParticipants    = 120
+	DefaultStaticPeerIndices  = 4
+	DefaultMaxSampleSize      = 64 << 20
+	reassemblyTimeout         = 10 * time.Second
+	localhostPeerIndices      = 32
+	defaultReceiveBufferBytes = 4 << 20
+)
+
+// Config configures a Participant. The zero value joins the domain of
+// ROS_DOMAIN_ID (0 when unset) with the discovery range and static peers of
+// ROS_AUTOMATIC_DISCOVERY_RANGE and ROS_STATIC_PEERS, on the first free
+// participant index.
+type Config struct {
+	// DomainID is the DDS domain, 0 to 232. Zero means ROS_DOMAIN_ID from
+	// the environment, or 0 when it is unset.
+	DomainID int
+	// ParticipantIndex is the first participant index tried: the
+	// participant takes the first index from it up whose unicast ports
+	// are free (up to MaxParticipantIndex), unless ExactIndex is set.
+	ParticipantIndex int
+	// ExactIndex makes NewParticipant fail with ErrNoFreeIndex instead of
+	// trying the next index when ParticipantIndex's ports are taken.
+	ExactIndex bool
+	// MaxParticipantIndex bounds the indices tried. Default 120, or fewer
+	// in the highest domains, as many as have ports below 65536.
+	MaxParticipantIndex int
+	// Interfaces lists the interfaces (by name, like "eth0") or IPv4
+	// addresses this participant advertises and joins multicast on.
+	// Default: every IPv4 interface that is up and multicast-capable,
+	// loopback only if there is no other.
+	Interfaces []string
+	// StaticPeers lists unicast peers, as ROS_STATIC_PEERS does (which is
+	// read when StaticPeers is nil): "host" probes the discovery ports of
+	// the first StaticPeerIndices participant indices, "host:port" sends
+	// to that port only.
+	StaticPeers []string
+	// StaticPeerIndices is how many participant indices a port-less static
+	// peer is probed on. Default 4, as Fast DDS.
+	StaticPeerIndices int
+	// Range is the automatic discovery range. RangeDefault reads
+	// ROS_AUTOMATIC_DISCOVERY_RANGE.
+	Range DiscoveryRange
+	// NoMulticast turns multicast off in every range: SPDP then reaches
+	// only static peers (and, in RangeLocalhost, the local index ports).
+	NoMulticast bool
+	// Lease is announced to remote participants: they drop this one after
+	// that long without hearing from it. Default 20 s.
+	Lease time.Duration
+	// AnnouncePeriod is the pause between SPDP announcements after the
+	// five fast ones at start. Default 3 s.
+	AnnouncePeriod time.Duration
+	// UserData is announced as the participant's USER_DATA (ROS 2 uses
+	// "enclave=/;").
+	UserData []byte
+	// Name is announced as the participant's ENTITY_NAME when not empty.
+	Name string
+	// MaxSampleSize bounds a sample written or reassembled from fragments.
+	// Default 64 MiB; the bytes of all reassemblies in progress are
+	// bounded by four times it.
+	MaxSampleSize int
+	// Logger receives diagnostics. Default: discard.
+	Logger *slog.Logger
+	// Getenv reads the environment. Default os.Getenv; a function that
+	// returns "" ignores the environment.
+	Getenv func(string) string
+
+	// dropIn, when set, is asked about every received datagram; true drops
+	// it (a test hook for loss).
+	dropIn func(b []byte) bool
+}
+
+// peerAddr is a static peer: a host and, when port is zero, every index
+// port.
+type peerAddr struct {
+	addr netip.Addr
+	port uint16
+}
+
+// resolved is a validated Config with defaults applied.
+type resolved struct {
+	Config
+	rng        DiscoveryRange
+	multicast  bool
+	addrs      []netip.Addr // advertised unicast addresses
+	mcastIfs   []net.IP     // interfaces to join multicast on
+	peers      []peerAddr
+	logger     *slog.Logger
+	getenv     func(string) string
+	bufferSize int
+
+	maxSample          int
+	maxReassemblyBytes int
+	reassemblyTimeout  time.Duration
+}
+
+// resolve validates c and fills in defaults. It does not modify c.
+func (c Config) resolve() (*resolved, error) {
+	r := &resolved{Config: c, getenv: c.Getenv, logger: c.Logger, bufferSize: defaultReceiveBufferBytes}
+	if r.getenv == nil {
+		r.getenv = os.Getenv
+	}
+	if r.logger == nil {
+		r.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if c.DomainID < 0 || c.DomainID > MaxDomainID {
+		return nil, fmt.Errorf("%w: DomainID %d outside [0, %d]", ErrInvalidConfig, c.DomainID, MaxDomainID)
+	}
+	if c.DomainID == 0 {
+		if s := strings.TrimSpace(r.getenv("ROS_DOMAIN_ID")); s != "" {
+			d, err := strconv.Atoi(s)
+			if err != nil || d < 0 || d > MaxDomainID {
+				return nil, fmt.Errorf("%w: ROS_DOMAIN_ID=%q is not a domain ID in [0, %d]", ErrInvalidConfig, s, MaxDomainID)
+			}
+			r.DomainID = d
+		}
+	}
+	switch {
+	case c.MaxParticipantIndex == 0:
+		// As many as fit below port 65535 in this domain, up to 120.
+		r.MaxParticipantIndex = min(DefaultMaxParticipants, (65535-userUnicastPort(r.DomainID, 0))/participantGain)
+	case c.MaxParticipantIndex < 0:
+		return nil, fmt.Errorf("%w: negative MaxParticipantIndex", ErrInvalidConfig)
+	}
+	if c.ParticipantIndex < 0 || c.ParticipantIndex > r.MaxParticipantIndex {
+		return nil, fmt.Errorf("%w: ParticipantIndex %d outside [0, %d]", ErrInvalidConfig, c.ParticipantIndex, r.MaxParticipantIndex)
+	}
+	if userUnicastPort(r.DomainID, r.MaxParticipantIndex) > 65535 {
+		return nil, fmt.Errorf("%w: MaxParticipantIndex %d gives ports beyond 65535 in domain %d", ErrInvalidConfig, r.MaxParticipantIndex, r.DomainID)
+	}
+	switch {
+	case c.StaticPeerIndices == 0:
+		r.StaticPeerIndices = DefaultStaticPeerIndices
+	case c.StaticPeerIndices < 0:
+		return nil, fmt.Errorf("%w: negative StaticPeerIndices", ErrInvalidConfig)
+	}
+	switch {
+	case c.Lease == 0:
+		r.Lease = DefaultLease
+	case c.Lease < 100*time.Millisecond:
+		return nil, fmt.Errorf("%w: Lease %v below 100 ms", ErrInvalidConfig, c.Lease)
+	}
+	switch {
+	case c.AnnouncePeriod == 0:
+		r.AnnouncePeriod = min(DefaultAnnouncePeriod, r.Lease/3)
+	case c.AnnouncePeriod < 10*time.Millisecond:
+		return nil, fmt.Errorf("%w: AnnouncePeriod %v below 10 ms", ErrInvalidConfig, c.AnnouncePeriod)
+	}
+	switch {
+	case c.MaxSampleSize == 0:
+		r.maxSample = DefaultMaxSampleSize
+	case c.MaxSampleSize < 0 || c.MaxSampleSize > 1<<30:
+		return nil, fmt.Errorf("%w: MaxSampleSize %d outside [1, 1 GiB]", ErrInvalidConfig, c.MaxSampleSize)
+	default:
+		r.maxSample = c.MaxSampleSize
+	}
+	r.maxReassemblyBytes = 4 * r.maxSample
+	r.reassemblyTimeout = reassemblyTimeout
+	r.rng = c.Range
+	if r.rng == RangeDefault {
+		switch s := strings.ToUpper(strings.TrimSpace(r.getenv("ROS_AUTOMATIC_DISCOVERY_RANGE"))); s {
+		case "", "SYSTEM_DEFAULT", "SUBNET":
+			r.rng = RangeSubnet
+		case "LOCALHOST":
+			r.rng = RangeLocalhost
+		case "OFF":
+			r.rng = RangeOff
+		default:
+			return nil, fmt.Errorf("%w: ROS_AUTOMATIC_DISCOVERY_RANGE=%q (want SUBNET, LOCALHOST, OFF or SYSTEM_DEFAULT)", ErrInvalidConfig, s)
+		}
+	}
+	if r.rng < RangeSubnet || r.rng > RangeOff {
+		return nil, fmt.Errorf("%w: unknown Range %d", ErrInvalidConfig, int(c.Range))
+	}
+	r.multicast = r.rng == RangeSubnet && !c.NoMulticast
+	peers := c.StaticPeers
+	if peers == nil {
+		if s := strings.TrimSpace(r.getenv("ROS_STATIC_PEERS")); s != "" {
+			peers = strings.Split(s, ";")
+		}
+	}
+	if r.rng != RangeOff {
+		for _, s := range peers {
+			s = strings.TrimSpace(s)
+			if s == "" {
+				continue
+			}
+			p, err := parsePeer(s)
+			if err != nil {
+				return nil, err
+			}
+			r.peers = append(r.peers, p...)
+		}
+	}
+	if err := r.pickInterfaces(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// parsePeer resolves a static peer "host" or "host:port" to IPv4 peers.
+func parsePeer(s string) ([]peerAddr, error) {
+	host, port := s, uint16(0)
+	if h, p, err := net.SplitHostPort(s); err == nil {
+		n, err := strconv.ParseUint(p, 10, 16)
+		if err != nil || n == 0 {
+			return nil, fmt.Errorf("%w: static peer %q: bad port", ErrInvalidConfig, s)
+		}
+		host, port = h, uint16(n)
+	}
+	if a, err := netip.ParseAddr(host); err == nil {
+		if !a.Unmap().Is4() {
+			return nil, fmt.Errorf("%w: static peer %q: only IPv4 is supported", ErrInvalidConfig, s)
+		}
+		return []peerAddr{{addr: a.Unmap(), port: port}}, nil
+	}
+	ips, err := net.LookupIP(host)
+	if err != nil {
+		return nil, fmt.Errorf("%w: static peer %q: %v", ErrInvalidConfig, s, err)
+	}
+	var out []peerAddr
+	for _, ip := range ips {
+		if a, ok := netip.AddrFromSlice(ip.To4()); ok && ip.To4() != nil {
+			out = append(out, peerAddr{addr: a, port: port})
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: static peer %q has no IPv4 address", ErrInvalidConfig, s)
+	}
+	return out, nil
+}
+
+// pickInterfaces chooses the advertised addresses and multicast interfaces.
+func (r *resolved) pickInterfaces() error {
+	loop := netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	if r.rng == RangeLocalhost {
+		r.addrs = []netip.Addr{loop}
+		r.mcastIfs = []net.IP{net.IPv4(127, 0, 0, 1)}
+		return nil
+	}
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return fmt.Errorf("dds: listing interfaces: %w", err)
+	}
+	type cand struct {
+		addr  netip.Addr
+		mcast bool
+		loop  bool
+	}
+	var cands []cand
+	byName := map[string][]netip.Addr{}
+	for _, ifc := range ifs {
+		if ifc.Flags&net.FlagUp == 0 {
+			continue
+		}
+		as, err := ifc.Addrs()
+		if err != nil {
+			continue
+		}
+		for _, a := range as {
+			pfx, err := netip.ParsePrefix(a.String())
+			if err != nil || !pfx.Addr().Is4() {
+				continue
+			}
+			cands = append(cands, cand{pfx.Addr(), ifc.Flags&net.FlagMulticast != 0, ifc.Flags&net.FlagLoopback != 0})
+			byName[ifc.Name] = append(byName[ifc.Name], pfx.Addr())
+		}
+	}
+	if len(r.Interfaces) > 0 {
+		for _, s := range r.Interfaces {
+			if a, err := netip.ParseAddr(s); err == nil && a.Unmap().Is4() {
+				r.addrs = append(r.addrs, a.Unmap())
+				continue
+			}
+			as, ok := byName[s]
+			if !ok {
+				return fmt.Errorf("%w: interface %q not found or without IPv4 address", ErrInvalidConfig, s)
+			}
+			r.addrs = append(r.addrs, as...)
+		}
+	} else {
+		for _, c := range cands {
+			if c.mcast && !c.loop {
+				r.addrs = append(r.addrs, c.addr)
+			}
+		}
+		if len(r.addrs) == 0 {
+			r.addrs = []netip.Addr{loop}
+		}
+	}
+	for _, a := range r.addrs {
+		b := a.As4()
+		r.mcastIfs = append(r.mcastIfs, net.IPv4(b[0], b[1], b[2], b[3]))
+	}
+	return nil
+}

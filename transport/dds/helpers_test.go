@@ -1,0 +1,102 @@
+package dds
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// testDomain hands out a distinct domain per participant group, so that
+// tests in the same namespace (or, outside it, on the same host) never see
+// each other.
+var testDomain atomic.Int32
+
+func nextDomain() int { return 100 + int(testDomain.Add(1))%100 }
+
+func noEnv(string) string { return "" }
+
+func testLogger() *slog.Logger {
+	if os.Getenv("DDS_TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+// newTestParticipant starts a participant closed at the end of the test.
+func newTestParticipant(t testing.TB, cfg Config) *Participant {
+	t.Helper()
+	if cfg.Getenv == nil {
+		cfg.Getenv = noEnv
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = testLogger()
+	}
+	p, err := NewParticipant(t.Context(), cfg)
+	if err != nil {
+		t.Fatalf("NewParticipant: %v", err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// localhostPair starts two participants of a fresh domain that find each
+// other by unicast on 127.0.0.1 (the LOCALHOST range), no multicast.
+func localhostPair(t testing.TB) (*Participant, *Participant) {
+	d := nextDomain()
+	a := newTestParticipant(t, Config{DomainID: d, Range: RangeLocalhost})
+	b := newTestParticipant(t, Config{DomainID: d, Range: RangeLocalhost})
+	return a, b
+}
+
+func waitCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// cdrString encodes s as a CDR_LE std_msgs/String payload.
+func cdrString(s string) []byte {
+	n := len(s) + 1
+	b := []byte{0, 1, 0, 0, byte(n), byte(n >> 8), byte(n >> 16), byte(n >> 24)}
+	b = append(b, s...)
+	return append(b, 0)
+}
+
+// cdrStringDecode decodes a payload made by cdrString (or by a peer).
+func cdrStringDecode(b []byte) (string, bool) {
+	if len(b) < 8 {
+		return "", false
+	}
+	n := int(b[4]) | int(b[5])<<8 | int(b[6])<<16 | int(b[7])<<24
+	if n < 1 || 8+n > len(b) {
+		return "", false
+	}
+	return string(b[8 : 8+n-1]), true
+}
+
+// stringCodec is an afor.Codec of strings as CDR std_msgs/String.
+type stringCodec struct{}
+
+func (stringCodec) Append(dst []byte, s string) ([]byte, error) {
+	return append(dst, cdrString(s)...), nil
+}
+
+func (stringCodec) Decode(b []byte) (string, error) {
+	s, ok := cdrStringDecode(b)
+	if !ok {
+		return "", io.ErrUnexpectedEOF
+	}
+	return s, nil
+}
+
+var chatter = Topic{Name: "rt/chatter", TypeName: "std_msgs::msg::dds_::String_"}
+
+func contextWithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, d)
+}
+
+var testTime = time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)

@@ -1,0 +1,283 @@
+package dds
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/afor-go/afor/transport/dds/internal/rtps"
+)
+
+// tickPeriod is the resolution of the participant's timers (announcements,
+// heartbeats, leases, reassembly timeouts).
+const tickPeriod = 20 * time.Millisecond
+
+// Participant is a DDS domain participant: it discovers the other
+// participants of its domain (SPDP), announces its writers and readers and
+// learns theirs (SEDP), and carries their samples over UDP. Its methods are
+// safe for concurrent use.
+type Participant struct {
+	cfg      *resolved
+	log      *slog.Logger
+	prefix   rtps.GuidPrefix
+	socks    *sockets
+	metaLocs []rtps.Locator
+	userLocs []rtps.Locator
+	ownAddrs map[netip.Addr]bool
+
+	sedpPubW, sedpSubW *Writer
+	sedpPubR, sedpSubR *Reader
+
+	mu      sync.RWMutex
+	closed  bool
+	nextKey uint32
+	writers map[rtps.EntityID]*Writer
+	readers map[rtps.EntityID]*Reader
+	remotes map[rtps.GuidPrefix]*remoteParticipant
+	// remoteWriters and remoteReaders hold the endpoints learnt through
+	// SEDP, and the participant's own (so that they match each other).
+	remoteWriters map[rtps.GUID]*remoteEndpoint
+	remoteReaders map[rtps.GUID]*remoteEndpoint
+
+	spdpMu       sync.Mutex
+	spdpB        rtps.Builder
+	spdpSN       rtps.SequenceNumber
+	announced    int
+	nextAnnounce time.Time
+
+	reasmBytes atomic.Int64
+	stats      counters
+	done       chan struct{}
+	wg         sync.WaitGroup
+}
+
+// counters are the participant's traffic statistics.
+type counters struct {
+	received, malformed, dropped, sent, sendErrors atomic.Uint64
+}
+
+// Stats are traffic counters of a participant.
+type Stats struct {
+	// Received counts datagrams received.
+	Received uint64
+	// Malformed counts datagrams (or discovery samples) dropped because
+	// they do not decode.
+	Malformed uint64
+	// Dropped counts fragments and samples dropped by limits.
+	Dropped uint64
+	// Sent counts datagrams sent; SendErrors the sends that failed.
+	Sent, SendErrors uint64
+}
+
+// Stats returns the participant's traffic counters.
+func (p *Participant) Stats() Stats {
+	return Stats{
+		Received: p.stats.received.Load(), Malformed: p.stats.malformed.Load(), Dropped: p.stats.dropped.Load(),
+		Sent: p.stats.sent.Load(), SendErrors: p.stats.sendErrors.Load(),
+	}
+}
+
+// NewParticipant joins a domain: it binds the sockets of the first free
+// participant index, starts announcing itself and discovering the others.
+// ctx bounds the start only. Close releases it.
+func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	r, err := cfg.resolve()
+	if err != nil {
+		return nil, err
+	}
+	socks, err := openSockets(r)
+	if err != nil {
+		return nil, err
+	}
+	p := &Participant{
+		cfg: r, log: r.logger, socks: socks, ownAddrs: map[netip.Addr]bool{},
+		writers: map[rtps.EntityID]*Writer{}, readers: map[rtps.EntityID]*Reader{},
+		remotes:       map[rtps.GuidPrefix]*remoteParticipant{},
+		remoteWriters: map[rtps.GUID]*remoteEndpoint{}, remoteReaders: map[rtps.GUID]*remoteEndpoint{},
+		done: make(chan struct{}),
+	}
+	// The prefix starts with afor's vendor id, then random bytes: it never
+	// looks like Fast DDS's host/process layout.
+	p.prefix[0], p.prefix[1] = rtps.VendorAfor[0], rtps.VendorAfor[1]
+	if _, err := rand.Read(p.prefix[2:]); err != nil {
+		socks.close()
+		return nil, fmt.Errorf("dds: random GUID prefix: %w", err)
+	}
+	for _, a := range r.addrs {
+		p.ownAddrs[a] = true
+		p.metaLocs = append(p.metaLocs, rtps.LocatorUDPv4(a, uint16(metaUnicastPort(r.DomainID, socks.index))))
+		p.userLocs = append(p.userLocs, rtps.LocatorUDPv4(a, uint16(userUnicastPort(r.DomainID, socks.index))))
+	}
+	p.ownAddrs[netip.AddrFrom4([4]byte{127, 0, 0, 1})] = true
+	p.newBuiltinEndpoints()
+	for _, c := range []*net.UDPConn{socks.spdp, socks.meta, socks.user} {
+		if c != nil {
+			p.wg.Add(1)
+			go p.receive(c)
+		}
+	}
+	p.wg.Add(1)
+	go p.loop()
+	p.log.Info("dds: participant started", "guid", p.prefix, "domain", r.DomainID, "index", socks.index,
+		"range", r.rng, "multicast", r.multicast, "addrs", r.addrs)
+	return p, nil
+}
+
+// GUID returns the participant's GUID.
+func (p *Participant) GUID() GUID {
+	return fromRTPS(rtps.GUID{Prefix: p.prefix, Entity: rtps.EntityParticipant})
+}
+
+// DomainID returns the participant's domain.
+func (p *Participant) DomainID() int { return p.cfg.DomainID }
+
+// Index returns the participant index whose ports it uses.
+func (p *Participant) Index() int { return p.socks.index }
+
+// Close announces the participant's end, closes its writers and readers
+// (their Subs end with ErrClosed) and releases its sockets and goroutines.
+// It is idempotent.
+func (p *Participant) Close() error { return p.close(true) }
+
+// close closes the participant, announcing it (or, for tests that simulate
+// a crash, not).
+func (p *Participant) close(announce bool) error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	var ws []*Writer
+	var rs []*Reader
+	for _, w := range p.writers {
+		ws = append(ws, w)
+	}
+	for _, r := range p.readers {
+		rs = append(rs, r)
+	}
+	p.mu.Unlock()
+	if announce {
+		p.announceDispose()
+	}
+	for _, w := range ws {
+		w.Close()
+	}
+	for _, r := range rs {
+		r.Close()
+	}
+	for _, w := range []*Writer{p.sedpPubW, p.sedpSubW} {
+		w.Close()
+	}
+	for _, r := range []*Reader{p.sedpPubR, p.sedpSubR} {
+		r.close()
+	}
+	close(p.done)
+	p.socks.close()
+	p.wg.Wait()
+	return nil
+}
+
+// isClosed reports whether Close was called.
+func (p *Participant) isClosed() bool {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.closed
+}
+
+// sendTo sends one datagram to each destination.
+func (p *Participant) sendTo(b []byte, to []netip.AddrPort) {
+	for _, ap := range to {
+		if _, err := p.socks.meta.WriteToUDPAddrPort(b, ap); err != nil {
+			p.stats.sendErrors.Add(1)
+			if !errors.Is(err, net.ErrClosed) && !isUnreachable(err) {
+				p.log.Debug("dds: send failed", "to", ap, "err", err)
+			}
+			continue
+		}
+		p.stats.sent.Add(1)
+	}
+}
+
+// loop runs the participant's timers.
+func (p *Participant) loop() {
+	defer p.wg.Done()
+	t := time.NewTicker(tickPeriod)
+	defer t.Stop()
+	p.announce(time.Now())
+	for {
+		select {
+		case <-p.done:
+			return
+		case now := <-t.C:
+			p.tick(now)
+		}
+	}
+}
+
+// tick runs what is due at now.
+func (p *Participant) tick(now time.Time) {
+	p.spdpMu.Lock()
+	due := !now.Before(p.nextAnnounce)
+	p.spdpMu.Unlock()
+	if due {
+		p.announce(now)
+	}
+	p.expireLeases(now)
+	p.mu.RLock()
+	ws := make([]*Writer, 0, len(p.writers)+2)
+	rs := make([]*Reader, 0, len(p.readers)+2)
+	ws = append(ws, p.sedpPubW, p.sedpSubW)
+	rs = append(rs, p.sedpPubR, p.sedpSubR)
+	for _, w := range p.writers {
+		ws = append(ws, w)
+	}
+	for _, r := range p.readers {
+		rs = append(rs, r)
+	}
+	p.mu.RUnlock()
+	for _, w := range ws {
+		w.tick(now)
+	}
+	for _, r := range rs {
+		r.tick(now)
+	}
+}
+
+// pickLocators chooses where to send to an endpoint among its UDPv4
+// locators: those on one of this host's addresses if any (same host), else
+// the non-loopback ones, else the loopback ones.
+func (p *Participant) pickLocators(ls []rtps.Locator) []netip.AddrPort {
+	var own, remote, loop []netip.AddrPort
+	for _, l := range ls {
+		ap, ok := l.AddrPort()
+		if !ok {
+			continue
+		}
+		switch a := ap.Addr(); {
+		case p.ownAddrs[a]:
+			own = append(own, ap)
+		case a.IsLoopback():
+			loop = append(loop, ap)
+		case !a.IsUnspecified() && !a.IsMulticast():
+			remote = append(remote, ap)
+		}
+	}
+	switch {
+	case len(own) > 0:
+		return own[:1]
+	case len(remote) > 0:
+		return remote
+	}
+	return loop
+}

@@ -1,0 +1,470 @@
+package dds
+
+import (
+	"context"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/afor-go/afor"
+	"github.com/afor-go/afor/transport/dds/internal/rtps"
+)
+
+// Reader-side limits and timing.
+const (
+	// preemptivePeriod is the pause between pre-emptive ACKNACKs to a
+	// reliable writer that has not sent a HEARTBEAT yet.
+	preemptivePeriod = time.Second
+	// maxReassemblies bounds the samples reassembled at once per writer.
+	maxReassemblies = 4
+	// maxPendingBytes bounds the bytes a reader holds per writer while it
+	// waits for an earlier sample.
+	maxPendingBytes = 256 << 20
+)
+
+// Sample is a sample received by a Reader.
+type Sample struct {
+	// Payload is the serialized sample, encapsulation header included. It
+	// belongs to the receiver. A DATA payload may end with up to 3 zero
+	// bytes of submessage padding when the sender did not record them in
+	// the encapsulation options (plain CDR ignores them).
+	Payload []byte
+	// Writer is the GUID of the writer that sent the sample.
+	Writer GUID
+	// SN is the writer's sequence number of the sample.
+	SN int64
+	// SourceTime is the writer's timestamp (INFO_TS), zero if none.
+	SourceTime time.Time
+}
+
+// inSample is a received sample before delivery.
+type inSample struct {
+	payload  []byte
+	inline   []byte // inline QoS (copied), for builtin readers
+	inlineLE bool   // byte order of inline
+	key      bool
+	gap      bool // an irrelevant SN (GAP) holding no sample
+	writer   rtps.GUID
+	sn       rtps.SequenceNumber
+	ts       rtps.Time
+	hasTS    bool
+}
+
+// writerProxy is a reader's state for one matched remote writer.
+type writerProxy struct {
+	guid     rtps.GUID
+	locs     []netip.AddrPort
+	reliable bool
+	// next is the next SN to deliver; 0 until the first HEARTBEAT.
+	next rtps.SequenceNumber
+	// lastDelivered is the highest SN delivered (best effort).
+	lastDelivered rtps.SequenceNumber
+	pending       map[rtps.SequenceNumber]*inSample
+	pendingBytes  int
+	hbSeen        bool
+	hbCount       uint32
+	ackCount      uint32
+	nfCount       uint32
+	nextAck       time.Time
+	frags         map[rtps.SequenceNumber]*reassembly
+}
+
+// Reader receives the samples of a topic from the matched writers and
+// hands them, in order per writer, to its deliver function.
+type Reader struct {
+	p       *Participant
+	guid    rtps.GUID
+	topic   Topic
+	qos     QoS
+	status  *endpointStatus
+	builtin bool
+	deliver func(*inSample)
+	onClose func()
+	sub     *afor.Sub[Sample]
+
+	dmu     sync.Mutex // serialises delivery, held around mu
+	mu      sync.Mutex
+	proxies map[rtps.GUID]*writerProxy
+	closed  bool
+	b       rtps.Builder
+	out     []*inSample
+}
+
+func newReader(p *Participant, id rtps.EntityID, t Topic, q QoS, builtin bool, deliver func(*inSample)) *Reader {
+	return &Reader{
+		p: p, guid: rtps.GUID{Prefix: p.prefix, Entity: id}, topic: t, qos: q, builtin: builtin,
+		status: newEndpointStatus(), deliver: deliver, proxies: map[rtps.GUID]*writerProxy{},
+	}
+}
+
+// GUID returns the reader's GUID.
+func (r *Reader) GUID() GUID { return fromRTPS(r.guid) }
+
+// Topic returns the reader's topic.
+func (r *Reader) Topic() Topic { return r.topic }
+
+// QoS returns the reader's QoS, defaults applied.
+func (r *Reader) QoS() QoS { return r.qos }
+
+// Status returns the number of matched writers and the count of
+// incompatible ones.
+func (r *Reader) Status() MatchStatus { return r.status.get() }
+
+// IncompatibleQoS returns the count of writers on the reader's topic and
+// type that were not matched because of their QoS, and the last policy at
+// fault.
+func (r *Reader) IncompatibleQoS() IncompatibleQoSStatus { return r.status.get().Incompatible }
+
+// WaitMatched waits until at least n writers are matched.
+func (r *Reader) WaitMatched(ctx context.Context, n int) error {
+	return r.status.waitFor(ctx, func(s MatchStatus) bool { return s.Matched >= n })
+}
+
+// WaitStatus waits until cond holds for the reader's match status.
+func (r *Reader) WaitStatus(ctx context.Context, cond func(MatchStatus) bool) error {
+	return r.status.waitFor(ctx, cond)
+}
+
+// flush delivers the samples collected under mu. Call with dmu held and
+// mu released.
+func (r *Reader) flush() {
+	for i, s := range r.out {
+		r.deliver(s)
+		r.out[i] = nil
+	}
+	r.out = r.out[:0]
+}
+
+// lock takes dmu then mu; unlock releases mu, delivers, releases dmu.
+func (r *Reader) lock() {
+	r.dmu.Lock()
+	r.mu.Lock()
+}
+
+func (r *Reader) unlock() {
+	r.mu.Unlock()
+	r.flush()
+	r.dmu.Unlock()
+}
+
+// accept takes a complete sample from wp: it is delivered now if in order,
+// else held until the SNs before it are received or written off.
+func (r *Reader) accept(wp *writerProxy, s *inSample) {
+	if !wp.reliable {
+		if s.sn > wp.lastDelivered {
+			wp.lastDelivered = s.sn
+			r.out = append(r.out, s)
+		}
+		return
+	}
+	if wp.next != 0 && s.sn < wp.next {
+		return
+	}
+	if _, dup := wp.pending[s.sn]; dup {
+		return
+	}
+	if wp.next == s.sn {
+		r.out = append(r.out, s)
+		wp.next++
+		r.drain(wp)
+		return
+	}
+	if len(wp.pending) >= r.qos.MaxSamples || wp.pendingBytes+len(s.payload) > maxPendingBytes {
+		return // dropped; the writer resends it
+	}
+	if wp.pending == nil {
+		wp.pending = map[rtps.SequenceNumber]*inSample{}
+	}
+	wp.pending[s.sn] = s
+	wp.pendingBytes += len(s.payload)
+}
+
+// drain delivers the held samples that are now in order.
+func (r *Reader) drain(wp *writerProxy) {
+	for {
+		s, ok := wp.pending[wp.next]
+		if !ok {
+			break
+		}
+		delete(wp.pending, wp.next)
+		wp.pendingBytes -= len(s.payload)
+		if !s.gap {
+			r.out = append(r.out, s)
+		}
+		wp.next++
+	}
+	for sn, ra := range wp.frags {
+		if sn < wp.next {
+			r.p.releaseReassembly(ra)
+			delete(wp.frags, sn)
+		}
+	}
+}
+
+// writeOff makes next the next SN to deliver, dropping what is held below
+// it, and delivers what follows in order.
+func (r *Reader) writeOff(wp *writerProxy, next rtps.SequenceNumber) {
+	for sn, s := range wp.pending {
+		if sn < next {
+			delete(wp.pending, sn)
+			wp.pendingBytes -= len(s.payload)
+		}
+	}
+	wp.next = next
+	r.drain(wp)
+}
+
+// onData handles a DATA from writer g.
+func (r *Reader) onData(g rtps.GUID, c *rtps.Context, d *rtps.Data) {
+	r.lock()
+	defer r.unlock()
+	wp := r.proxies[g]
+	if wp == nil || r.closed || r.stale(wp, d.SN) {
+		return
+	}
+	payload := d.Payload
+	if payload != nil && !d.Key && knownEncapsulation(payload) {
+		if pad := int(payload[3] & 3); len(payload) >= 4+pad {
+			payload = payload[:len(payload)-pad]
+		}
+	}
+	s := &inSample{writer: g, sn: d.SN, key: d.Key, ts: c.Timestamp, hasTS: c.HaveTimestamp}
+	if payload != nil {
+		s.payload = append(make([]byte, 0, len(payload)), payload...)
+	}
+	if d.InlineQoS != nil && r.builtin {
+		s.inline, s.inlineLE = append([]byte(nil), d.InlineQoS...), d.LittleEndian
+	}
+	r.accept(wp, s)
+}
+
+// stale reports whether sn was delivered or written off already.
+func (r *Reader) stale(wp *writerProxy, sn rtps.SequenceNumber) bool {
+	if !wp.reliable {
+		return sn <= wp.lastDelivered
+	}
+	if wp.next != 0 && sn < wp.next {
+		return true
+	}
+	_, held := wp.pending[sn]
+	return held
+}
+
+// onDataFrag handles a DATA_FRAG from writer g.
+func (r *Reader) onDataFrag(g rtps.GUID, c *rtps.Context, d *rtps.DataFrag) {
+	r.lock()
+	defer r.unlock()
+	wp := r.proxies[g]
+	if wp == nil || r.closed || r.stale(wp, d.SN) {
+		return
+	}
+	ra := wp.frags[d.SN]
+	if ra == nil {
+		if len(wp.frags) >= maxReassemblies {
+			// Drop the oldest reassembly: a best-effort writer has moved
+			// on, a reliable one resends it.
+			var old rtps.SequenceNumber
+			for sn := range wp.frags {
+				if old == 0 || sn < old {
+					old = sn
+				}
+			}
+			r.p.releaseReassembly(wp.frags[old])
+			delete(wp.frags, old)
+		}
+		ra = r.p.newReassembly(d)
+		if ra == nil {
+			return
+		}
+		if wp.frags == nil {
+			wp.frags = map[rtps.SequenceNumber]*reassembly{}
+		}
+		wp.frags[d.SN] = ra
+	}
+	if !ra.add(d) {
+		return
+	}
+	delete(wp.frags, d.SN)
+	r.p.releaseReassembly(ra)
+	s := &inSample{writer: g, sn: d.SN, key: d.Key, ts: c.Timestamp, hasTS: c.HaveTimestamp, payload: ra.buf}
+	if d.InlineQoS != nil && r.builtin {
+		s.inline, s.inlineLE = append([]byte(nil), d.InlineQoS...), d.LittleEndian
+	}
+	ra.buf = nil
+	r.accept(wp, s)
+}
+
+// onHeartbeat handles a HEARTBEAT from writer g: it writes off what the
+// writer no longer has and asks for what is missing.
+func (r *Reader) onHeartbeat(g rtps.GUID, h *rtps.Heartbeat) {
+	r.lock()
+	defer r.unlock()
+	wp := r.proxies[g]
+	if wp == nil || !wp.reliable || r.closed || h.First < 1 || h.Last < h.First-1 {
+		return
+	}
+	if wp.hbSeen && h.Count <= wp.hbCount {
+		return
+	}
+	wp.hbSeen, wp.hbCount = true, h.Count
+	if wp.next == 0 || h.First > wp.next {
+		r.writeOff(wp, h.First)
+	}
+	missing := wp.next <= h.Last
+	if h.Final && !missing {
+		return
+	}
+	r.sendAckNack(wp, h.Last)
+}
+
+// sendAckNack acknowledges what wp delivered and requests the SNs missing
+// up to last, with NACK_FRAGs for samples partly reassembled.
+func (r *Reader) sendAckNack(wp *writerProxy, last rtps.SequenceNumber) {
+	base := max(wp.next, 1)
+	set := rtps.SNSet{Base: base}
+	complete := true
+	for sn := base; sn <= last && sn < base+256; sn++ {
+		if _, ok := wp.pending[sn]; ok {
+			continue
+		}
+		complete = false
+		if _, ok := wp.frags[sn]; ok {
+			continue
+		}
+		set.Set(sn)
+	}
+	b := &r.b
+	b.Reset(r.p.header())
+	b.InfoDst(wp.guid.Prefix)
+	wp.ackCount++
+	b.AckNack(&rtps.AckNack{ReaderID: r.guid.Entity, WriterID: wp.guid.Entity, State: set, Count: wp.ackCount, Final: complete})
+	for sn, ra := range wp.frags {
+		if sn > last {
+			continue
+		}
+		wp.nfCount++
+		b.NackFrag(&rtps.NackFrag{ReaderID: r.guid.Entity, WriterID: wp.guid.Entity, SN: sn, State: ra.missing(), Count: wp.nfCount})
+	}
+	r.p.sendTo(b.Bytes(), wp.locs)
+}
+
+// onGap handles a GAP from writer g.
+func (r *Reader) onGap(g rtps.GUID, gp *rtps.Gap) {
+	r.lock()
+	defer r.unlock()
+	wp := r.proxies[g]
+	if wp == nil || !wp.reliable || r.closed || wp.next == 0 || gp.Start < 1 {
+		return
+	}
+	if gp.Start <= wp.next && gp.List.Base > wp.next {
+		r.writeOff(wp, gp.List.Base)
+	} else if gp.Start > wp.next {
+		for sn := gp.Start; sn < gp.List.Base && sn < wp.next+256; sn++ {
+			r.holdGap(wp, sn)
+		}
+	}
+	for sn := range gp.List.All() {
+		r.holdGap(wp, sn)
+	}
+	r.drain(wp)
+}
+
+// holdGap marks sn irrelevant.
+func (r *Reader) holdGap(wp *writerProxy, sn rtps.SequenceNumber) {
+	if sn < wp.next || len(wp.pending) >= r.qos.MaxSamples {
+		return
+	}
+	if _, ok := wp.pending[sn]; ok {
+		return
+	}
+	if wp.pending == nil {
+		wp.pending = map[rtps.SequenceNumber]*inSample{}
+	}
+	wp.pending[sn] = &inSample{sn: sn, gap: true}
+}
+
+// onHeartbeatFrag handles a HEARTBEAT_FRAG: it is accepted and ignored, as
+// the HEARTBEAT that follows a fragmented sample triggers the NACK_FRAGs.
+func (r *Reader) onHeartbeatFrag(rtps.GUID, *rtps.HeartbeatFrag) {}
+
+// tick sends pre-emptive ACKNACKs to reliable writers not heard from yet
+// and drops reassemblies that took too long.
+func (r *Reader) tick(now time.Time) {
+	r.lock()
+	defer r.unlock()
+	if r.closed {
+		return
+	}
+	for _, wp := range r.proxies {
+		for sn, ra := range wp.frags {
+			if now.Sub(ra.started) > r.p.cfg.reassemblyTimeout {
+				r.p.releaseReassembly(ra)
+				delete(wp.frags, sn)
+			}
+		}
+		if wp.reliable && !wp.hbSeen && !now.Before(wp.nextAck) {
+			r.sendPreemptive(wp)
+			wp.nextAck = now.Add(preemptivePeriod)
+		}
+	}
+}
+
+// sendPreemptive sends an ACKNACK that asks for nothing (base 1, no bits),
+// which makes the writer announce its history with a HEARTBEAT.
+func (r *Reader) sendPreemptive(wp *writerProxy) {
+	b := &r.b
+	b.Reset(r.p.header())
+	b.InfoDst(wp.guid.Prefix)
+	wp.ackCount++
+	b.AckNack(&rtps.AckNack{ReaderID: r.guid.Entity, WriterID: wp.guid.Entity, State: rtps.SNSet{Base: 1}, Count: wp.ackCount})
+	r.p.sendTo(b.Bytes(), wp.locs)
+}
+
+// addProxy matches writer g.
+func (r *Reader) addProxy(g rtps.GUID, locs []netip.AddrPort, reliable bool) {
+	r.lock()
+	defer r.unlock()
+	if r.closed || r.proxies[g] != nil {
+		return
+	}
+	wp := &writerProxy{guid: g, locs: locs, reliable: reliable && r.qos.Reliability == Reliable}
+	r.proxies[g] = wp
+	r.status.setMatched(len(r.proxies))
+	if wp.reliable {
+		r.sendPreemptive(wp)
+		wp.nextAck = time.Now().Add(preemptivePeriod)
+	}
+}
+
+// removeProxy unmatches writer g.
+func (r *Reader) removeProxy(g rtps.GUID) {
+	r.lock()
+	defer r.unlock()
+	wp := r.proxies[g]
+	if wp == nil {
+		return
+	}
+	for _, ra := range wp.frags {
+		r.p.releaseReassembly(ra)
+	}
+	delete(r.proxies, g)
+	r.status.setMatched(len(r.proxies))
+}
+
+// close unmatches every writer; the reader delivers nothing after it.
+func (r *Reader) close() {
+	r.lock()
+	if r.closed {
+		r.unlock()
+		return
+	}
+	r.closed = true
+	for _, wp := range r.proxies {
+		for _, ra := range wp.frags {
+			r.p.releaseReassembly(ra)
+		}
+	}
+	r.proxies = map[rtps.GUID]*writerProxy{}
+	r.unlock()
+	r.status.close()
+}

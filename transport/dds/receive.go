@@ -1,0 +1,148 @@
+package dds
+
+import (
+	"errors"
+	"net"
+
+	"github.com/afor-go/afor/transport/dds/internal/rtps"
+)
+
+// receive reads datagrams from c until the participant closes. Each is
+// parsed in this goroutine, and its submessages handed to the endpoints.
+func (p *Participant) receive(c *net.UDPConn) {
+	defer p.wg.Done()
+	buf := make([]byte, 65536)
+	h := &rx{p: p}
+	h.rcv.Self = p.prefix
+	for {
+		n, _, err := c.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) || p.isClosed() {
+				return
+			}
+			continue
+		}
+		p.stats.received.Add(1)
+		if p.cfg.dropIn != nil && p.cfg.dropIn(buf[:n]) {
+			continue
+		}
+		h.input(buf[:n])
+	}
+}
+
+// rx is the rtps.Handler of one receive goroutine.
+type rx struct {
+	p   *Participant
+	rcv rtps.Receiver
+}
+
+// input handles one datagram.
+func (h *rx) input(b []byte) {
+	hd, err := rtps.ParseHeader(b)
+	if err != nil {
+		h.p.stats.malformed.Add(1)
+		return
+	}
+	if hd.Prefix != h.p.prefix {
+		h.p.renewLease(hd.Prefix)
+	}
+	if err := h.rcv.Parse(b, h); err != nil {
+		h.p.stats.malformed.Add(1)
+		h.p.log.Debug("dds: malformed message", "from", hd.Prefix, "err", err)
+	}
+}
+
+// readersFor returns the local readers a submessage from writer g to
+// readerID is for: that reader, or every reader matched with g when
+// readerID is ENTITYID_UNKNOWN.
+func (p *Participant) readersFor(g rtps.GUID, readerID rtps.EntityID, dst []*Reader) []*Reader {
+	switch g.Entity {
+	case rtps.EntitySEDPPubWriter:
+		return append(dst, p.sedpPubR)
+	case rtps.EntitySEDPSubWriter:
+		return append(dst, p.sedpSubR)
+	}
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if readerID != rtps.EntityUnknown {
+		if r := p.readers[readerID]; r != nil {
+			dst = append(dst, r)
+		}
+		return dst
+	}
+	if re := p.remoteWriters[g]; re != nil {
+		for _, r := range re.matchedR {
+			dst = append(dst, r)
+		}
+	}
+	return dst
+}
+
+// writerFor returns the local writer with id, or nil.
+func (p *Participant) writerFor(id rtps.EntityID) *Writer {
+	switch id {
+	case rtps.EntitySEDPPubWriter:
+		return p.sedpPubW
+	case rtps.EntitySEDPSubWriter:
+		return p.sedpSubW
+	}
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.writers[id]
+}
+
+func (h *rx) Data(c *rtps.Context, d *rtps.Data) {
+	if d.WriterID == rtps.EntitySPDPWriter {
+		h.p.onSPDP(c, d)
+		return
+	}
+	g := rtps.GUID{Prefix: c.SourcePrefix, Entity: d.WriterID}
+	var buf [4]*Reader
+	for _, r := range h.p.readersFor(g, d.ReaderID, buf[:0]) {
+		r.onData(g, c, d)
+	}
+}
+
+func (h *rx) DataFrag(c *rtps.Context, d *rtps.DataFrag) {
+	g := rtps.GUID{Prefix: c.SourcePrefix, Entity: d.WriterID}
+	var buf [4]*Reader
+	for _, r := range h.p.readersFor(g, d.ReaderID, buf[:0]) {
+		r.onDataFrag(g, c, d)
+	}
+}
+
+func (h *rx) Heartbeat(c *rtps.Context, hb *rtps.Heartbeat) {
+	g := rtps.GUID{Prefix: c.SourcePrefix, Entity: hb.WriterID}
+	var buf [4]*Reader
+	for _, r := range h.p.readersFor(g, hb.ReaderID, buf[:0]) {
+		r.onHeartbeat(g, hb)
+	}
+}
+
+func (h *rx) Gap(c *rtps.Context, gp *rtps.Gap) {
+	g := rtps.GUID{Prefix: c.SourcePrefix, Entity: gp.WriterID}
+	var buf [4]*Reader
+	for _, r := range h.p.readersFor(g, gp.ReaderID, buf[:0]) {
+		r.onGap(g, gp)
+	}
+}
+
+func (h *rx) HeartbeatFrag(c *rtps.Context, hf *rtps.HeartbeatFrag) {
+	g := rtps.GUID{Prefix: c.SourcePrefix, Entity: hf.WriterID}
+	var buf [4]*Reader
+	for _, r := range h.p.readersFor(g, hf.ReaderID, buf[:0]) {
+		r.onHeartbeatFrag(g, hf)
+	}
+}
+
+func (h *rx) AckNack(c *rtps.Context, a *rtps.AckNack) {
+	if w := h.p.writerFor(a.WriterID); w != nil {
+		w.onAckNack(rtps.GUID{Prefix: c.SourcePrefix, Entity: a.ReaderID}, a)
+	}
+}
+
+func (h *rx) NackFrag(c *rtps.Context, n *rtps.NackFrag) {
+	if w := h.p.writerFor(n.WriterID); w != nil {
+		w.onNackFrag(rtps.GUID{Prefix: c.SourcePrefix, Entity: n.ReaderID}, n)
+	}
+}

@@ -1,0 +1,7 @@
+//go:build darwin || freebsd || netbsd || openbsd || dragonfly
+
+package dds
+
+import "syscall"
+
+const soReusePort = syscall.SO_REUSEPORT

@@ -1,0 +1,498 @@
+package dds
+
+import (
+	"context"
+	"net/netip"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/afor-go/afor/transport/dds/internal/rtps"
+)
+
+// Sizes of what a writer sends.
+const (
+	// maxDatagram bounds every datagram sent.
+	maxDatagram = 65500
+	// fragSize is the fragment size of DATA_FRAG (one fragment per
+	// datagram); a payload above it is fragmented.
+	fragSize = 64000
+	// heartbeatPeriod is the pause between HEARTBEATs while a reliable
+	// reader has not acknowledged everything.
+	heartbeatPeriod = 100 * time.Millisecond
+)
+
+// readerProxy is a writer's state for one matched remote reader.
+type readerProxy struct {
+	guid     rtps.GUID
+	locs     []netip.AddrPort
+	reliable bool
+	// floor is the lowest SN relevant to this reader: 1 for a late
+	// joiner that gets the history, else the first SN written after the
+	// match.
+	floor rtps.SequenceNumber
+	// acked: every SN below is acknowledged (or irrelevant).
+	acked    rtps.SequenceNumber
+	ackSeen  bool
+	ackCount uint32
+	nfSeen   bool
+	nfCount  uint32
+}
+
+// Writer sends samples of a topic to the matched readers. Its methods are
+// safe for concurrent use.
+type Writer struct {
+	p      *Participant
+	guid   rtps.GUID
+	topic  Topic
+	qos    QoS
+	status *endpointStatus
+	// builtin marks an SEDP writer: history keyed by instance, sent to
+	// metatraffic locators, never blocking.
+	builtin bool
+
+	mu      sync.Mutex
+	hist    history
+	lastSN  rtps.SequenceNumber
+	proxies []*readerProxy
+	hbCount uint32
+	nextHB  time.Time
+	room    chan struct{} // closed and replaced when history room may have appeared
+	closed  bool
+	b       rtps.Builder
+}
+
+func newWriter(p *Participant, id rtps.EntityID, t Topic, q QoS, builtin bool) *Writer {
+	return &Writer{
+		p: p, guid: rtps.GUID{Prefix: p.prefix, Entity: id}, topic: t, qos: q, builtin: builtin,
+		status: newEndpointStatus(), room: make(chan struct{}),
+	}
+}
+
+// GUID returns the writer's GUID.
+func (w *Writer) GUID() GUID { return fromRTPS(w.guid) }
+
+// Topic returns the writer's topic.
+func (w *Writer) Topic() Topic { return w.topic }
+
+// QoS returns the writer's QoS, defaults applied.
+func (w *Writer) QoS() QoS { return w.qos }
+
+// Status returns the number of matched readers and the count of
+// incompatible ones.
+func (w *Writer) Status() MatchStatus { return w.status.get() }
+
+// IncompatibleQoS returns the count of readers on the writer's topic and
+// type that were not matched because of their QoS, and the last policy at
+// fault.
+func (w *Writer) IncompatibleQoS() IncompatibleQoSStatus { return w.status.get().Incompatible }
+
+// WaitMatched waits until at least n readers are matched.
+func (w *Writer) WaitMatched(ctx context.Context, n int) error {
+	return w.status.waitFor(ctx, func(s MatchStatus) bool { return s.Matched >= n })
+}
+
+// WaitStatus waits until cond holds for the writer's match status.
+func (w *Writer) WaitStatus(ctx context.Context, cond func(MatchStatus) bool) error {
+	return w.status.waitFor(ctx, cond)
+}
+
+// keeps reports whether written samples stay in the history (for resends
+// or late joiners).
+func (w *Writer) keeps() bool {
+	return w.builtin || w.qos.Reliability == Reliable || w.qos.Durability == TransientLocal
+}
+
+// Write sends payload (a serialized sample, encapsulation header included)
+// to every matched reader. The writer copies what it keeps. A reliable
+// KEEP_ALL writer whose history is full of unacknowledged samples waits up
+// to QoS.MaxBlocking for room, then fails with ErrTimeout; ctx bounds the
+// wait too.
+func (w *Writer) Write(ctx context.Context, payload []byte) error {
+	if len(payload) > w.p.cfg.maxSample {
+		return ErrTooLarge
+	}
+	return w.write(ctx, &change{payload: payload, ts: rtps.TimeFrom(time.Now())})
+}
+
+// write adds c (whose payload the caller owns) to the history and sends it.
+func (w *Writer) write(ctx context.Context, c *change) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return ErrClosed
+	}
+	if !w.builtin && w.qos.History == KeepAll && w.keeps() {
+		var deadline <-chan time.Time
+		for w.hist.len() >= w.qos.MaxSamples {
+			if w.hist.changes[0].sn < w.minAcked() {
+				w.hist.dropFirst()
+				continue
+			}
+			if deadline == nil {
+				for _, pr := range w.proxies {
+					if pr.reliable && pr.acked <= w.lastSN {
+						w.sendHeartbeat(pr, false)
+					}
+				}
+				t := time.NewTimer(w.qos.MaxBlocking)
+				defer t.Stop()
+				deadline = t.C
+			}
+			room := w.room
+			w.mu.Unlock()
+			var err error
+			select {
+			case <-room:
+			case <-deadline:
+				err = ErrTimeout
+			case <-ctx.Done():
+				err = context.Cause(ctx)
+			}
+			w.mu.Lock()
+			if err != nil {
+				return err
+			}
+			if w.closed {
+				return ErrClosed
+			}
+		}
+	}
+	w.lastSN++
+	c.sn = w.lastSN
+	if w.qos.Lifespan > 0 {
+		c.expires = time.Now().Add(w.qos.Lifespan)
+	}
+	if w.keeps() {
+		if c.payload != nil {
+			c.payload = slices.Clone(c.payload)
+		}
+		if w.builtin {
+			w.hist.removeInstance(c.instance)
+		}
+		w.hist.add(c)
+		if !w.builtin && w.qos.History == KeepLast {
+			for w.hist.len() > w.qos.Depth {
+				w.hist.dropFirst()
+			}
+		}
+	}
+	solicit := rtps.SequenceNumber(max(1, w.qos.limit()/2))
+	for _, pr := range w.proxies {
+		// The HEARTBEAT after new data asks for an answer only once
+		// half the history is unacknowledged: a reader that misses
+		// something answers a final HEARTBEAT anyway.
+		w.sendChange(pr, c, pr.reliable, c.sn-pr.acked >= solicit)
+	}
+	return nil
+}
+
+// minAcked returns the lowest SN some reliable reader has not
+// acknowledged (lastSN+1 if none).
+func (w *Writer) minAcked() rtps.SequenceNumber {
+	m := w.lastSN + 1
+	for _, pr := range w.proxies {
+		if pr.reliable && pr.acked < m {
+			m = pr.acked
+		}
+	}
+	return m
+}
+
+// signalRoom wakes writers waiting for history room. Call with w.mu held.
+func (w *Writer) signalRoom() {
+	close(w.room)
+	w.room = make(chan struct{})
+}
+
+// header is the RTPS header of this participant's messages.
+func (p *Participant) header() rtps.Header {
+	return rtps.Header{Version: rtps.ProtocolVersion24, Vendor: rtps.VendorAfor, Prefix: p.prefix}
+}
+
+// sendChange sends c to pr: one DATA, or DATA_FRAGs of fragSize bytes,
+// followed by a HEARTBEAT when hb is set (final unless solicit is set).
+func (w *Writer) sendChange(pr *readerProxy, c *change, hb, solicit bool) {
+	if len(c.payload)+len(c.inline) <= fragSize {
+		b := &w.b
+		b.Reset(w.p.header())
+		b.InfoDst(pr.guid.Prefix)
+		b.InfoTS(c.ts)
+		off := b.Len()
+		b.Data(&rtps.Data{ReaderID: pr.guid.Entity, WriterID: w.guid.Entity, SN: c.sn, InlineQoS: c.inline, Payload: c.payload, Key: c.key})
+		if c.inline == nil && !c.key {
+			markPadding(b.Bytes()[off+24:], len(c.payload))
+		}
+		if hb {
+			w.appendHeartbeat(pr, !solicit)
+		}
+		w.p.sendTo(b.Bytes(), pr.locs)
+		return
+	}
+	n := uint32((len(c.payload) + fragSize - 1) / fragSize)
+	for i := uint32(1); i <= n; i++ {
+		w.sendFrag(pr, c, i, hb && i == n)
+	}
+}
+
+// sendFrag sends fragment i (1-based) of c to pr.
+func (w *Writer) sendFrag(pr *readerProxy, c *change, i uint32, hb bool) {
+	off := int(i-1) * fragSize
+	if off >= len(c.payload) {
+		return
+	}
+	end := min(off+fragSize, len(c.payload))
+	b := &w.b
+	b.Reset(w.p.header())
+	b.InfoDst(pr.guid.Prefix)
+	b.InfoTS(c.ts)
+	b.DataFrag(&rtps.DataFrag{
+		ReaderID: pr.guid.Entity, WriterID: w.guid.Entity, SN: c.sn,
+		FragStart: i, FragsInSubmsg: 1, FragSize: fragSize, SampleSize: uint32(len(c.payload)),
+		InlineQoS: c.inline, Payload: c.payload[off:end], Key: c.key,
+	})
+	if hb {
+		w.appendHeartbeat(pr, false)
+	}
+	w.p.sendTo(b.Bytes(), pr.locs)
+}
+
+// markPadding records in the encapsulation options of a serialized
+// payload how many padding bytes the DATA submessage added (XTypes
+// 7.6.3.1.2), so that the receiver restores the exact length. Payloads
+// without a known encapsulation header are left alone.
+func markPadding(payload []byte, n int) {
+	pad := (4 - n%4) % 4
+	if pad == 0 || n < 4 || !knownEncapsulation(payload) {
+		return
+	}
+	payload[3] = payload[3]&^3 | byte(pad)
+}
+
+// knownEncapsulation reports whether b starts with a CDR, PL_CDR or XCDR2
+// encapsulation identifier.
+func knownEncapsulation(b []byte) bool { return len(b) >= 4 && b[0] == 0 && b[1] <= 0x0b }
+
+// heartbeatRange returns the first and last SNs announced to pr.
+func (w *Writer) heartbeatRange(pr *readerProxy) (first, last rtps.SequenceNumber) {
+	first = max(w.hist.first(w.lastSN+1), pr.floor)
+	if !w.keeps() {
+		first = w.lastSN + 1
+	}
+	return first, w.lastSN
+}
+
+// appendHeartbeat appends a HEARTBEAT for pr to the message being built.
+func (w *Writer) appendHeartbeat(pr *readerProxy, final bool) {
+	first, last := w.heartbeatRange(pr)
+	w.hbCount++
+	w.b.Heartbeat(&rtps.Heartbeat{ReaderID: pr.guid.Entity, WriterID: w.guid.Entity, First: first, Last: last, Count: w.hbCount, Final: final})
+}
+
+// sendHeartbeat sends a HEARTBEAT alone to pr.
+func (w *Writer) sendHeartbeat(pr *readerProxy, final bool) {
+	w.b.Reset(w.p.header())
+	w.b.InfoDst(pr.guid.Prefix)
+	w.appendHeartbeat(pr, final)
+	w.p.sendTo(w.b.Bytes(), pr.locs)
+}
+
+// sendGaps sends GAPs for the sorted SNs in gone to pr.
+func (w *Writer) sendGaps(pr *readerProxy, gone []rtps.SequenceNumber) {
+	b := &w.b
+	b.Reset(w.p.header())
+	b.InfoDst(pr.guid.Prefix)
+	for i := 0; i < len(gone); {
+		j := i + 1
+		for j < len(gone) && gone[j] == gone[j-1]+1 {
+			j++
+		}
+		b.Gap(&rtps.Gap{ReaderID: pr.guid.Entity, WriterID: w.guid.Entity, Start: gone[i], List: rtps.SNSet{Base: gone[j-1] + 1}})
+		i = j
+		if b.Len() > maxDatagram-64 {
+			w.p.sendTo(b.Bytes(), pr.locs)
+			b.Reset(w.p.header())
+			b.InfoDst(pr.guid.Prefix)
+		}
+	}
+	w.p.sendTo(b.Bytes(), pr.locs)
+}
+
+// proxy returns the proxy of reader g, or nil.
+func (w *Writer) proxy(g rtps.GUID) *readerProxy {
+	for _, pr := range w.proxies {
+		if pr.guid == g {
+			return pr
+		}
+	}
+	return nil
+}
+
+// onAckNack handles an ACKNACK from reader g.
+func (w *Writer) onAckNack(g rtps.GUID, a *rtps.AckNack) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	pr := w.proxy(g)
+	if pr == nil || !pr.reliable || w.closed {
+		return
+	}
+	if pr.ackSeen && a.Count <= pr.ackCount {
+		return
+	}
+	pr.ackSeen, pr.ackCount = true, a.Count
+	base := min(a.State.Base, w.lastSN+1)
+	if base > pr.acked {
+		pr.acked = base
+		w.prune()
+		w.signalRoom()
+	}
+	var gone []rtps.SequenceNumber
+	resent := false
+	now := time.Now()
+	for sn := range a.State.All() {
+		if sn < 1 || sn > w.lastSN {
+			continue
+		}
+		c := w.hist.get(sn)
+		if c == nil || sn < pr.floor || (!c.expires.IsZero() && now.After(c.expires)) {
+			gone = append(gone, sn)
+			continue
+		}
+		w.sendChange(pr, c, false, false)
+		resent = true
+	}
+	if len(gone) > 0 {
+		w.sendGaps(pr, gone)
+	}
+	switch {
+	case resent || len(gone) > 0:
+		w.sendHeartbeat(pr, false)
+	case !a.Final:
+		w.sendHeartbeat(pr, pr.acked > w.lastSN)
+	}
+}
+
+// onNackFrag handles a NACK_FRAG from reader g: it resends the requested
+// fragments, or a GAP if the sample is gone.
+func (w *Writer) onNackFrag(g rtps.GUID, n *rtps.NackFrag) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	pr := w.proxy(g)
+	if pr == nil || !pr.reliable || w.closed {
+		return
+	}
+	if pr.nfSeen && n.Count <= pr.nfCount {
+		return
+	}
+	pr.nfSeen, pr.nfCount = true, n.Count
+	c := w.hist.get(n.SN)
+	if c == nil || n.SN < pr.floor {
+		if n.SN >= 1 && n.SN <= w.lastSN {
+			w.sendGaps(pr, []rtps.SequenceNumber{n.SN})
+		}
+		return
+	}
+	if len(c.payload)+len(c.inline) <= fragSize {
+		w.sendChange(pr, c, false, false)
+		return
+	}
+	for i := range n.State.All() {
+		w.sendFrag(pr, c, i, false)
+	}
+}
+
+// prune drops the changes of a volatile KEEP_ALL writer that every
+// reliable reader acknowledged. Call with w.mu held.
+func (w *Writer) prune() {
+	if w.builtin || w.qos.History != KeepAll || w.qos.Durability != Volatile {
+		return
+	}
+	m := w.minAcked()
+	for w.hist.len() > 0 && w.hist.changes[0].sn < m {
+		w.hist.dropFirst()
+	}
+}
+
+// tick sends periodic HEARTBEATs to readers with unacknowledged samples and
+// drops expired samples.
+func (w *Writer) tick(now time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
+	if w.qos.Lifespan > 0 && w.hist.len() > 0 {
+		w.hist.dropExpired(now)
+	}
+	if now.Before(w.nextHB) {
+		return
+	}
+	for _, pr := range w.proxies {
+		if pr.reliable && pr.acked <= w.lastSN {
+			w.sendHeartbeat(pr, false)
+			w.nextHB = now.Add(heartbeatPeriod)
+		}
+	}
+}
+
+// addProxy matches reader g: it announces the history with a HEARTBEAT (a
+// reliable reader then asks for what it misses) or, to a best-effort late
+// joiner of a TRANSIENT_LOCAL writer, sends it at once.
+func (w *Writer) addProxy(g rtps.GUID, locs []netip.AddrPort, reliable, lateJoiner bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed || w.proxy(g) != nil {
+		return
+	}
+	pr := &readerProxy{guid: g, locs: locs, reliable: reliable && w.qos.Reliability == Reliable}
+	pr.floor = w.lastSN + 1
+	if w.builtin || (lateJoiner && w.qos.Durability == TransientLocal) {
+		pr.floor = 1
+	}
+	pr.acked = pr.floor
+	w.proxies = append(w.proxies, pr)
+	w.status.setMatched(len(w.proxies))
+	switch {
+	case pr.reliable:
+		w.sendHeartbeat(pr, false)
+	case pr.floor == 1:
+		for _, c := range w.hist.changes {
+			w.sendChange(pr, c, false, false)
+		}
+	}
+}
+
+// removeProxy unmatches reader g.
+func (w *Writer) removeProxy(g rtps.GUID) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i, pr := range w.proxies {
+		if pr.guid == g {
+			w.proxies = slices.Delete(w.proxies, i, i+1)
+			w.status.setMatched(len(w.proxies))
+			w.prune()
+			w.signalRoom()
+			return
+		}
+	}
+}
+
+// Close unmatches every reader and announces the writer's end. Writes
+// after Close fail with ErrClosed. Close is idempotent.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.closed = true
+	w.proxies = nil
+	w.hist = history{}
+	w.signalRoom()
+	w.mu.Unlock()
+	w.status.close()
+	if !w.builtin {
+		w.p.removeLocalWriter(w)
+	}
+	return nil
+}
