@@ -66,7 +66,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		defer alive.Close()
-		fmt.Fprintln(out, "watching robots/*/alive")
+		fmt.Fprintln(out, "watching robots/*/alive"+onEndpoints(s))
 		n := 0
 		for ev := range alive.ListenReliable(ctx) {
 			state := "alive"
@@ -88,4 +88,13 @@ func split(s string) []string {
 		return nil
 	}
 	return strings.Split(s, ",")
+}
+
+// onEndpoints returns " on " and the endpoints s listens on (with the
+// ports chosen for port 0), or "" when it does not listen.
+func onEndpoints(s *zenoh.Session) string {
+	if eps := s.ListenAddrs(); len(eps) > 0 {
+		return " on " + strings.Join(eps, ",")
+	}
+	return ""
 }

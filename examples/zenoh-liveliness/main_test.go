@@ -15,9 +15,9 @@ func TestMain(m *testing.M) { exampletest.Main(m, run) }
 func TestWatcherSeesRobotsComeAndGo(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	ep := exampletest.FreeEndpoint(t)
-	w, wOut := exampletest.Start(t, ctx, "-role watch -events 4 -listen "+ep)
-	exampletest.Expect(t, wOut, "watching")
+	// The watcher listens on port 0 and prints the endpoint it got.
+	w, wOut := exampletest.Start(t, ctx, "-role watch -events 4 -listen tcp/127.0.0.1:0")
+	ep := exampletest.ExpectRest(t, wOut, "watching robots/*/alive on ")
 	r1, r1Out := exampletest.Start(t, ctx, "-role robot -name r1 -for 3s -connect "+ep)
 	exampletest.Expect(t, wOut, "robots/r1/alive alive")
 	r2, r2Out := exampletest.Start(t, ctx, "-role robot -name r2 -for 100ms -connect "+ep)

@@ -133,7 +133,7 @@ func subscribe(ctx context.Context, s *zenoh.Session, o options, out io.Writer) 
 		return err
 	}
 	defer poses.Close()
-	fmt.Fprintln(out, "subscribed to", o.key)
+	fmt.Fprintln(out, "subscribed to "+o.key+onEndpoints(s))
 	n := 0
 	for p := range poses.ListenReliable(ctx) {
 		n++
@@ -149,6 +149,15 @@ func subscribe(ctx context.Context, s *zenoh.Session, o options, out io.Writer) 
 		return nil
 	}
 	return ctx.Err()
+}
+
+// onEndpoints returns " on " and the endpoints s listens on (with the
+// ports chosen for port 0), or "" when it does not listen.
+func onEndpoints(s *zenoh.Session) string {
+	if eps := s.ListenAddrs(); len(eps) > 0 {
+		return " on " + strings.Join(eps, ",")
+	}
+	return ""
 }
 
 func split(s string) []string {

@@ -3,14 +3,39 @@ eclipse-zenoh Python package (installed in .venv by .ci/setup-peers).
 
     .venv/bin/python examples/zenoh-pubsub/router.py tcp/127.0.0.1:7447
 
-It prints "ready" once listening and runs until interrupted or until its
-standard input closes.
+It prints "ready on ENDPOINT" once listening (with the port the system
+chose when the endpoint's port is 0) and runs until interrupted or until
+its standard input closes.
 """
 
 import json
+import os
 import sys
 
 import zenoh
+
+
+def bound_endpoint(endpoint: str) -> str:
+    """Returns endpoint with port 0 replaced by the port this process
+    listens on, read from /proc (the Python API does not tell it)."""
+    host, port = endpoint[len("tcp/"):].rsplit(":", 1)
+    if port != "0":
+        return endpoint
+    inodes = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink("/proc/self/fd/" + fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[len("socket:["):-1])
+    for path in ("/proc/self/net/tcp", "/proc/self/net/tcp6"):
+        with open(path) as f:
+            for line in f.readlines()[1:]:
+                fields = line.split()
+                if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
+                    return "tcp/%s:%d" % (host, int(fields[1].rsplit(":", 1)[1], 16))
+    raise SystemExit("router.py: no listening socket found for " + endpoint)
 
 
 def main() -> None:
@@ -20,7 +45,7 @@ def main() -> None:
     conf.insert_json5("listen/endpoints", json.dumps([endpoint]))
     conf.insert_json5("scouting/multicast/enabled", "false")
     with zenoh.open(conf):
-        print("ready", flush=True)
+        print("ready on", bound_endpoint(endpoint), flush=True)
         try:
             sys.stdin.read()
         except KeyboardInterrupt:

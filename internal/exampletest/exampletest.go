@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -28,17 +27,6 @@ func Main(m *testing.M, run func(ctx context.Context, args []string, out io.Writ
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
-}
-
-// FreeEndpoint returns a Zenoh TCP endpoint on a free loopback port.
-func FreeEndpoint(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return "tcp/" + ln.Addr().String()
 }
 
 // Start runs the example in a child process with args and returns it and
@@ -76,6 +64,16 @@ func Lines(t *testing.T, cmd *exec.Cmd) <-chan string {
 // test if the output ends first.
 func Expect(t *testing.T, ch <-chan string, prefix string) {
 	t.Helper()
+	ExpectRest(t, ch, prefix)
+}
+
+// ExpectRest waits up to 20 s for a line starting with prefix and returns
+// the rest of it, failing the test if the output ends first. Examples that
+// listen on port 0 print the endpoint they got this way ("listening on
+// tcp/127.0.0.1:40123"), for the test to connect the other processes to
+// it: ports are never picked in advance, which races with parallel tests.
+func ExpectRest(t *testing.T, ch <-chan string, prefix string) string {
+	t.Helper()
 	timeout := time.After(20 * time.Second)
 	for {
 		select {
@@ -83,8 +81,8 @@ func Expect(t *testing.T, ch <-chan string, prefix string) {
 			if !ok {
 				t.Fatalf("output ended before %q", prefix)
 			}
-			if strings.HasPrefix(l, prefix) {
-				return
+			if rest, ok := strings.CutPrefix(l, prefix); ok {
+				return rest
 			}
 		case <-timeout:
 			t.Fatalf("no %q within 20 s", prefix)

@@ -99,6 +99,10 @@ type Config struct {
 	// ephemeral port, as the reference implementation does; a client that
 	// scouts may have no Connect endpoint. See ScoutingConfig.
 	Scouting ScoutingConfig
+	// Gossip configures gossip scouting, on by default in peer mode: the
+	// peers linked to a router learn of each other from it and link
+	// directly. See GossipConfig.
+	Gossip GossipConfig
 }
 
 // endpoint is a parsed "tcp/host:port" locator.
@@ -142,6 +146,7 @@ type resolved struct {
 	Config
 	listen  []endpoint
 	connect []endpoint
+	gossip  *gossiper    // nil when gossip is off
 	warn    *slog.Logger // Logger, or slog.Default if none was given
 }
 
@@ -233,6 +238,10 @@ func (c Config) resolve() (*resolved, error) {
 		return nil, fmt.Errorf("%w: negative RetryInterval", ErrInvalidConfig)
 	case c.RetryInterval == 0:
 		r.RetryInterval = DefaultRetryInterval
+	}
+	var err error
+	if r.gossip, err = r.resolveGossip(); err != nil {
+		return nil, err
 	}
 	r.warn = r.Logger
 	if r.Logger == nil {

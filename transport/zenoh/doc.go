@@ -103,6 +103,30 @@
 // client without Connect endpoints links to the first router or peer
 // found. Scout lists the nodes that answer, as zenoh.scout does in Python.
 //
-// Not implemented yet: QoS priorities and express, congestion control
-// "block", UDP, TLS, IPv6 scouting.
+// # Gossip
+//
+// In peer mode a session gossips, as Rust Zenoh peers do by default (see
+// GossipConfig): it sends the routers and peers it links to a link-state
+// message giving its Zenoh ID and locators, and links to the peers and
+// routers that the link states it receives tell of. So two peers that
+// connect only to a router (rmw_zenoh's setup) learn each other's
+// locators from the router and link directly, and their data no longer
+// goes through it. Of two peers, the one with the greater ZID dials, the
+// rule scouting follows too; with AutoconnectGreaterZID (rmw_zenoh's
+// choice) the other one never does.
+//
+// # Quality of service
+//
+// A publication may set its congestion control (WithCongestionControl:
+// CongestionDrop by default, which drops a sample for a link whose
+// transmit queue stays full for DropWait, counted by Publisher.Dropped; or
+// CongestionBlock, which waits within the Put's ctx), its priority
+// (WithPriority) and express (WithExpress: written at once rather than
+// batched). They travel in the QoS extension of the PUSH, as Rust Zenoh
+// sends them; queries and replies carry priority Data with congestion
+// Block, Rust Zenoh's defaults, and wait for room as Block does. A link
+// has a single lane: priorities are carried, not used to reorder.
+//
+// Not implemented yet: QoS lanes (per-priority queues negotiated at
+// INIT), UDP, TLS, IPv6 scouting, gossip multihop.
 package zenoh

@@ -40,6 +40,8 @@ var (
 	ErrReplyError = errors.New("zenoh: error reply")
 	// ErrQueryTimeout reports a query whose timeout passed before a reply.
 	ErrQueryTimeout = errors.New("zenoh: query timed out")
+	// ErrInvalidQoS reports a priority or congestion control out of range.
+	ErrInvalidQoS = errors.New("zenoh: invalid QoS")
 )
 
 // ctxDone returns ctx's error if ctx has already ended, without blocking:

@@ -34,6 +34,7 @@ type pyEvent struct {
 	Error      string    `json:"error"`
 	Replies    []pyReply `json:"replies"`
 	Keys       []string  `json:"keys"`
+	QoS        string    `json:"qos"`
 }
 
 // pyReply is one reply to a Python get.

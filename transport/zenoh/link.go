@@ -89,6 +89,9 @@ type link struct {
 	fwd       []byte      // encoding buffer for forwarded samples
 	fwdEnc    pushEncoder // encoder of forwarded samples
 	wdec      *wire.Decoder
+	// Gossip received: the decoded list (reused) and the sender's psids.
+	gossipBuf   []wire.LinkState
+	gossipNames map[uint64]string
 
 	// Guarded by Session.mu.
 	remoteSubs   map[uint32]uint32 // remote subscriber id -> session entry id
@@ -128,26 +131,50 @@ func (l *link) close(reason int, cause error) {
 // queue appends encoded network messages (msg, then more, together) for
 // the writer, waiting while the queue is full. It returns errLinkClosed once the link ended.
 func (l *link) queue(ctx context.Context, msg []byte, more ...[]byte) error {
+	_, err := l.send(ctx, sendBlock, msg, more...)
+	return err
+}
+
+// sendMode tells link.send how to treat a full queue and a busy link.
+type sendMode uint8
+
+const (
+	// sendBlock waits for room in a full queue (bounded by ctx) instead of
+	// dropping after DropWait.
+	sendBlock sendMode = 1 << iota
+	// sendExpress writes directly whenever the link is free, even right
+	// after another write (see directGap).
+	sendExpress
+)
+
+// send appends encoded network messages (msg, then more, together) for the
+// writer, or writes them itself when the link is idle. When the queue is
+// full it waits for room: as long as ctx allows with sendBlock, else for
+// DropWait, after which it drops the messages and reports false. It
+// returns errLinkClosed once the link ended.
+func (l *link) send(ctx context.Context, mode sendMode, msg []byte, more ...[]byte) (bool, error) {
 	size := len(msg)
 	for _, m := range more {
 		size += len(m)
 	}
+	var drop <-chan time.Time
 	for {
 		l.mu.Lock()
 		select {
 		case <-l.done:
 			l.mu.Unlock()
-			return errLinkClosed
+			return false, errLinkClosed
 		default:
 		}
-		if len(l.pending) == 0 && l.raw != nil && size+frameOverhead <= l.batch-2 && l.directOK() {
+		if len(l.pending) == 0 && l.raw != nil && size+frameOverhead <= l.batch-2 &&
+			(mode&sendExpress != 0 && l.wmu.TryLock() || mode&sendExpress == 0 && l.directOK()) {
 			// Nothing is queued, nobody is writing and nothing was sent
-			// just before: send it ourselves.
+			// just before (or the message is express): send it ourselves.
 			l.mu.Unlock()
 			err := l.writeDirect(msg, more)
 			l.wroteNow()
 			l.wmu.Unlock()
-			return err
+			return err == nil, err
 		}
 		if len(l.pending) == 0 || len(l.pending)+size <= maxPending {
 			l.push(msg)
@@ -156,15 +183,22 @@ func (l *link) queue(ctx context.Context, msg []byte, more ...[]byte) error {
 			}
 			l.mu.Unlock()
 			l.kickWriter()
-			return nil
+			return true, nil
 		}
 		l.mu.Unlock()
+		if mode&sendBlock == 0 && drop == nil {
+			t := time.NewTimer(DropWait)
+			defer t.Stop()
+			drop = t.C
+		}
 		select {
 		case <-l.space:
+		case <-drop:
+			return false, nil
 		case <-l.done:
-			return errLinkClosed
+			return false, errLinkClosed
 		case <-ctx.Done():
-			return ctx.Err()
+			return false, ctx.Err()
 		}
 	}
 }

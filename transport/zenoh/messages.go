@@ -24,6 +24,10 @@ type dataMsg struct {
 	hasTS      bool
 	ts         Timestamp
 	attachment []byte
+	// qos is sent in the PUSH's QoS extension; the zero value, like
+	// QoSDefault, sends none (the receiver assumes QoSDefault). Samples
+	// never take priority Control, which would encode as 0.
+	qos wire.QoS
 }
 
 // dataFromWire reads the data of a received PUT or DEL into d, field by
@@ -66,6 +70,9 @@ type pushEncoder struct {
 func (e *pushEncoder) append(dst []byte, key string, d *dataMsg) ([]byte, error) {
 	e.key = append(e.key[:0], key...)
 	e.push = wire.Push{WireExpr: wire.WireExpr{Suffix: e.key}}
+	if d.qos != 0 && d.qos != wire.QoSDefault {
+		e.push.HasQoS, e.push.QoS = true, d.qos
+	}
 	if d.del {
 		e.del = wire.Del{Attachment: d.attachment}
 		if d.hasTS {

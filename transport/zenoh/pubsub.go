@@ -18,6 +18,9 @@ type putOptions struct {
 	attachment []byte
 	ts         Timestamp
 	hasTS      bool
+	cc         CongestionControl
+	prio       Priority // 0: PriorityData
+	express    bool
 }
 
 // WithEncoding sets the payload's encoding (default zenoh/bytes).
@@ -149,6 +152,9 @@ type Publisher struct {
 	mu     sync.Mutex // guards buf and enc
 	buf    []byte
 	enc    pushEncoder
+	// dropped counts the samples that congestion control dropped, once
+	// per link.
+	dropped atomic.Uint64
 }
 
 // DeclarePublisher prepares publications on key; opts apply to every Put.
@@ -165,15 +171,20 @@ func (s *Session) DeclarePublisher(key string, opts ...PutOption) (*Publisher, e
 	for _, o := range opts {
 		o(&p.opts)
 	}
+	if _, err := p.opts.wireQoS(); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
 // KeyExpr returns the publisher's key expression.
 func (p *Publisher) KeyExpr() string { return p.key }
 
-// Put publishes payload. It waits (within ctx) only if a link's transmit
-// queue is full. Local subscribers run before it returns. With a ctx that
-// has already ended it sends nothing and returns ctx's error.
+// Put publishes payload. Local subscribers run before it returns. When a
+// link's transmit queue is full, the sample is dropped for that link after
+// DropWait, or with CongestionBlock waited for within ctx (see
+// WithCongestionControl). With a ctx that has already ended it sends
+// nothing and returns ctx's error.
 func (p *Publisher) Put(ctx context.Context, payload []byte, opts ...PutOption) error {
 	return p.publish(ctx, false, payload, opts)
 }
@@ -182,6 +193,11 @@ func (p *Publisher) Put(ctx context.Context, payload []byte, opts ...PutOption) 
 func (p *Publisher) Delete(ctx context.Context, opts ...PutOption) error {
 	return p.publish(ctx, true, nil, opts)
 }
+
+// Dropped returns how many samples congestion control dropped (each
+// counted once per link it was dropped for) since the publisher was
+// declared. It stays 0 with CongestionBlock.
+func (p *Publisher) Dropped() uint64 { return p.dropped.Load() }
 
 // Undeclare ends the publisher; later Puts return ErrUndeclared.
 func (p *Publisher) Undeclare() error {
@@ -239,7 +255,11 @@ func (p *Publisher) publish(ctx context.Context, del bool, payload []byte, opts 
 		}
 		o = &custom
 	}
-	d := dataMsg{del: del, payload: payload, encID: o.encID, schema: o.schema, attachment: o.attachment, ts: o.ts, hasTS: o.hasTS}
+	qos, err := o.wireQoS()
+	if err != nil {
+		return err
+	}
+	d := dataMsg{del: del, payload: payload, encID: o.encID, schema: o.schema, attachment: o.attachment, ts: o.ts, hasTS: o.hasTS, qos: qos}
 	rc := p.routeNow()
 	for _, sub := range rc.local {
 		sub.deliver(p.key, d)
@@ -249,13 +269,24 @@ func (p *Publisher) publish(ctx context.Context, del bool, payload []byte, opts 
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var err error
 	if p.buf, err = p.enc.append(p.buf[:0], p.key, &d); err != nil {
 		return fmt.Errorf("zenoh: encode sample: %w", err)
 	}
+	var mode sendMode
+	if o.cc == CongestionBlock {
+		mode |= sendBlock
+	}
+	if o.express {
+		mode |= sendExpress
+	}
 	var firstErr error
 	for _, l := range rc.links {
-		if err := l.queue(ctx, p.buf); err != nil && firstErr == nil && err != errLinkClosed {
+		sent, err := l.send(ctx, mode, p.buf)
+		if err == nil && !sent {
+			p.dropped.Add(1)
+			l.log.Debug("zenoh: queue full, sample dropped", "key", p.key)
+		}
+		if err != nil && firstErr == nil && err != errLinkClosed {
 			firstErr = err
 		}
 	}

@@ -707,6 +707,7 @@ func (s *Session) startGet(ctx context.Context, key, params string, o *getOption
 			Target: wire.QueryTarget(o.target), Timeout: o.timeout,
 			Body: wire.Query{Consolidation: wire.Consolidation(o.consolidation), Parameters: []byte(params),
 				Attachment: o.attachment}}
+		req.HasQoS, req.QoS = true, qosQueryReply
 		if o.hasPayload {
 			req.Body.HasBody = true
 			req.Body.Body = wire.QueryBody{Encoding: wireEncoding(o.encoding), Payload: o.payload}
@@ -899,6 +900,7 @@ func (ls *linkSink) replyFinal(ctx context.Context, r *outReply) error {
 
 func (ls *linkSink) send(ctx context.Context, r *outReply, final bool) error {
 	resp := wire.Response{RequestID: ls.rid, WireExpr: wire.WireExpr{Suffix: []byte(r.key)}}
+	resp.HasQoS, resp.QoS = true, qosQueryReply
 	if r.isErr {
 		resp.Body = &wire.Err{Encoding: wireEncoding(r.enc), Payload: nonNil(r.payload)}
 	} else {
@@ -932,7 +934,7 @@ func (ls *linkSink) send(ctx context.Context, r *outReply, final bool) error {
 	}
 	if final {
 		n := len(eb.b)
-		eb.b, _ = (&wire.ResponseFinal{RequestID: ls.rid}).AppendBinary(eb.b)
+		eb.b, _ = responseFinal(ls.rid).AppendBinary(eb.b)
 		err := ls.l.queue(ctx, eb.b[:n], eb.b[n:])
 		if err != nil && err != errLinkClosed {
 			ls.final() // the final must go out anyway
@@ -952,9 +954,16 @@ func (ls *linkSink) send(ctx context.Context, r *outReply, final bool) error {
 	return nil
 }
 
+// responseFinal is the RESPONSE_FINAL of request rid.
+func responseFinal(rid uint32) *wire.ResponseFinal {
+	m := &wire.ResponseFinal{RequestID: rid}
+	m.HasQoS, m.QoS = true, qosQueryReply
+	return m
+}
+
 func (ls *linkSink) final() {
 	var a [16]byte
-	buf, _ := (&wire.ResponseFinal{RequestID: ls.rid}).AppendBinary(a[:0])
+	buf, _ := responseFinal(ls.rid).AppendBinary(a[:0])
 	ls.l.queueCtrl(buf)
 }
 

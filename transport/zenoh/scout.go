@@ -537,46 +537,27 @@ func (sc *scouter) discover() {
 		locators := slices.Clone(h.Locators)
 		sc.s.wg.Go(func() {
 			defer sc.release(key)
-			if !sc.client && bytes.Compare(sc.s.cfg.ZID, zid) > 0 && !sc.letDialFirst(zid) {
+			if !sc.client && !sc.s.dialsFirst(zid) && !sc.letDialFirst(zid) {
 				return
 			}
-			sc.dial(zid, locators)
+			sc.s.dialNode(zid, locators, "scouting")
 		})
 	})
 }
 
 // letDialFirst waits half a scout period for the peer zid, whose ZID is
-// smaller than ours, to dial us first, as it does when it scouts too: two
-// peers that find each other at once then make one link instead of two,
-// one of which would be closed with whatever was sent on it. It reports
-// whether we still need to dial.
+// greater than ours, to dial us first, as it does when it scouts too (see
+// Session.dialsFirst, the rule gossip follows as well): two peers that find
+// each other at once then make one link instead of two, one of which would
+// be closed with whatever was sent on it. It reports whether we still need
+// to dial.
 func (sc *scouter) letDialFirst(zid []byte) bool {
-	t := time.NewTimer(sc.p.Period / 2)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-sc.s.ctx.Done():
-		return false
-	}
-	return !sc.linked(zid)
+	return sc.s.waitToBeDialled(zid, sc.p.Period/2)
 }
 
 // linked reports whether the session has a link to zid (to any node when
 // zid is nil).
-func (sc *scouter) linked(zid []byte) bool {
-	s := sc.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if zid == nil {
-		return len(s.links) > 0
-	}
-	for l := range s.links {
-		if bytes.Equal(l.remoteZID, zid) {
-			return true
-		}
-	}
-	return false
-}
+func (sc *scouter) linked(zid []byte) bool { return sc.s.linkedTo(zid) }
 
 // claim marks key as being dialled, reporting false if it already is.
 func (sc *scouter) claim(key string) bool {
@@ -593,45 +574,6 @@ func (sc *scouter) release(key string) {
 	sc.mu.Lock()
 	delete(sc.pending, key)
 	sc.mu.Unlock()
-}
-
-// dial links to the node zid through the first of its locators that
-// works, as dialLoop does for a Connect endpoint, but once: a lost link is
-// found again by scouting.
-func (sc *scouter) dial(zid []byte, locators []string) {
-	s := sc.s
-	var d net.Dialer
-	for _, loc := range locators {
-		ep, err := parseEndpoint(loc)
-		if err != nil {
-			s.log.Debug("zenoh: scouting: skipping locator", "locator", loc, "err", err)
-			continue
-		}
-		dctx, cancel := context.WithTimeout(s.ctx, handshakeTimeout)
-		conn, err := d.DialContext(dctx, "tcp", ep.addr)
-		cancel()
-		if err != nil {
-			s.log.Debug("zenoh: scouting: dial failed", "locator", loc, "err", err)
-			continue
-		}
-		l, err := s.handshake(s.ctx, conn, true)
-		if err != nil {
-			_ = conn.Close()
-			s.log.Debug("zenoh: scouting: handshake failed", "locator", loc, "err", err)
-			continue
-		}
-		if !bytes.Equal(l.remoteZID, zid) {
-			_ = conn.Close()
-			s.log.Debug("zenoh: scouting: node changed ZID", "locator", loc)
-			continue
-		}
-		if _, err := s.register(l); err != nil {
-			return // session closed, or already linked to that node
-		}
-		s.log.Info("zenoh: linked to scouted node", "locator", loc)
-		s.wg.Go(func() { s.serve(l) })
-		return
-	}
 }
 
 // helloLocators lists this session's listen endpoints for a HELLO to a

@@ -47,6 +47,8 @@ type Session struct {
 	changed chan struct{} // closed and replaced when the routing table changes
 
 	table atomic.Pointer[table]
+
+	gossip *gossiper // nil when gossip is off
 }
 
 // subEntry is a subscription known to the session: local (origin nil) or
@@ -95,6 +97,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		tokens:  make(map[uint32]*tokEntry),
 		lsubs:   make(map[uint32]*LivelinessSubscriber),
 		changed: make(chan struct{}),
+		gossip:  rc.gossip,
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.table.Store(&table{})
@@ -437,7 +440,9 @@ func (s *Session) register(l *link) (*link, error) {
 				l.queueCtrl(scratch)
 			}
 		}
-		if s.cfg.Mode == ModePeer {
+		if s.cfg.Mode == ModePeer && l.whatami != wire.Router {
+			// Routers expect no D_FINAL from the peers below them (Rust
+			// routers log an error for it).
 			l.queueCtrl(appendDeclareFinal(scratch[:0], 0))
 		}
 		if s.cfg.Mode == ModeClient || l.whatami == wire.Router {
@@ -449,6 +454,7 @@ func (s *Session) register(l *link) (*link, error) {
 				wire.InterestKeyExprs|wire.InterestSubscribers|wire.InterestQueryables|wire.InterestTokens))
 		}
 	}
+	s.queueLinkStatesLocked()
 	s.rebuildLocked()
 	l.log.Debug("zenoh: link up", "whatami", l.whatami, "batch", l.batch, "lease", l.peerLease)
 	return nil, nil
@@ -478,6 +484,9 @@ func (s *Session) removeLink(l *link) {
 		s.removeTokenLocked(gid)
 	}
 	clear(l.remoteTokens)
+	if !s.closed {
+		s.queueLinkStatesLocked()
+	}
 	s.rebuildLocked()
 	gets := make([]*getState, 0, len(s.gets))
 	for _, g := range s.gets {
@@ -660,6 +669,7 @@ func (s *Session) handleNetwork(l *link, nm wire.NetworkMessage) error {
 		if !dataFromWire(m.Body, d) {
 			return nil // the decoder only returns PUT or DEL
 		}
+		d.qos = m.EffectiveQoS() // relayed as received
 		rc := s.route(l.rxRoute, key, l)
 		l.rxRoute = rc
 		for _, sub := range rc.local {
@@ -693,6 +703,8 @@ func (s *Session) handleNetwork(l *link, nm wire.NetworkMessage) error {
 		s.handleResponse(l, m)
 	case *wire.ResponseFinal:
 		s.handleResponseFinal(l, m.RequestID)
+	case *wire.NetworkOAM:
+		s.handleOAM(l, m)
 	}
 	return nil
 }

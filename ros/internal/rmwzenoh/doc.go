@@ -58,19 +58,23 @@
 // 0.6.6 reads it). History queries time out after 10 s (rmw_zenoh sets no
 // limit).
 //
+// # Session and Zenoh QoS
+//
+// Sessions default to rmw_zenoh's session config: a peer connecting to a
+// router on tcp/localhost:7447, listening on an ephemeral port, lease 60 s,
+// and gossip as rmw_zenoh sets it (to routers only; the peer with the
+// greater ZID dials), so that a Go node beside rmw_zenoh_cpp nodes and
+// rmw_zenohd links to each of them directly, as they link to each other,
+// and exchanges data peer to peer. Publishers take rmw_zenoh's Zenoh QoS:
+// congestion control BLOCK for RELIABLE with KEEP_ALL (a publication
+// waits, within its ctx, for a slow subscriber instead of being dropped),
+// DROP otherwise, priority Data, express off. Service requests and replies
+// travel with congestion control BLOCK, as in rmw_zenoh.
+//
 // # Not implemented yet
 //
-// transport/zenoh does not implement Zenoh's QoS lanes yet, so congestion
-// control BLOCK (rmw_zenoh's choice for RELIABLE with KEEP_ALL, and for
-// service traffic), priorities and express are not sent; every publication
-// goes out with the session's defaults. Deadline, lifespan and liveliness
-// are announced in tokens but not enforced, as in rmw_zenoh. Best-effort
-// and reliable both travel over TCP.
-//
-// rmw_zenoh's default session connects as a peer to a router on
-// tcp/localhost:7447 and relies on the router's gossip to link directly
-// with other peers; transport/zenoh has no gossip yet, so a Go session
-// that should exchange data with rmw_zenoh_cpp nodes through rmw_zenohd
-// is best opened in client mode (zenoh.ModeClient), where the router
-// forwards everything.
+// Zenoh's QoS lanes (per-priority queues on a link) are not negotiated by
+// transport/zenoh: priorities are carried, not used to reorder. Deadline,
+// lifespan and liveliness are announced in tokens but not enforced, as in
+// rmw_zenoh. Best-effort and reliable both travel over TCP.
 package rmwzenoh

@@ -19,7 +19,7 @@ import (
 // startRouter runs testdata/zenoh_router.py (a Rust Zenoh router, through
 // the eclipse-zenoh Python package) on a free port of 127.0.0.1 and returns
 // its endpoint. It stops with the test.
-func startRouter(t *testing.T) string {
+func startRouter(t *testing.T, args ...string) string {
 	t.Helper()
 	py := peers.Python(t, "zenoh")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -28,7 +28,7 @@ func startRouter(t *testing.T) string {
 	}
 	ep := "tcp/" + ln.Addr().String()
 	_ = ln.Close()
-	cmd := exec.Command(py, "testdata/zenoh_router.py", "--listen", ep)
+	cmd := exec.Command(py, append([]string{"testdata/zenoh_router.py", "--listen", ep}, args...)...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +86,35 @@ func TestInteropThroughPythonRouter(t *testing.T) {
 		t.Cleanup(func() { _ = s.Close() })
 		return s
 	}
+	exchangeThroughRouter(t, open(), open(), depth10)
+}
+
+// Two Go rmw_zenoh sessions with rmw_zenoh's default session settings
+// (peers, gossip), beside a Rust router configured as rmw_zenohd, which
+// brokers nothing between peers: they learn of each other from the
+// router's gossip, link directly (the greater ZID dialling) and exchange
+// pub/sub (KEEP_ALL, so congestion control BLOCK), a service and the graph
+// over that link.
+func TestInteropPeersBesideRMWRouter(t *testing.T) {
+	ep := startRouter(t, "--rmw")
+	ctx := testCtx(t)
+	open := func() *Session {
+		s, err := Open(ctx, Config{DomainID: 7, Zenoh: zenoh.Config{Connect: []string{ep}, Listen: []string{"tcp/127.0.0.1:0"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		return s
+	}
 	a, b := open(), open()
+	exchangeThroughRouter(t, a, b, rmw.QoS{History: rmw.HistoryKeepAll})
+}
+
+// exchangeThroughRouter runs pub/sub (the publisher with QoS pubQoS), a
+// service, transient local and the graph between sessions a and b.
+func exchangeThroughRouter(t *testing.T, a, b *Session, pubQoS rmw.QoS) {
+	t.Helper()
+	ctx := testCtx(t)
 	na, nb := mustNode(t, a, "/robot1", "talker"), mustNode(t, b, "/", "listener")
 
 	got := make(chan rmw.Message, 4)
@@ -99,7 +127,7 @@ func TestInteropThroughPythonRouter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub, err := na.CreatePublisher("/robot1/chatter", stringType, depth10)
+	pub, err := na.CreatePublisher("/robot1/chatter", stringType, pubQoS)
 	if err != nil {
 		t.Fatal(err)
 	}

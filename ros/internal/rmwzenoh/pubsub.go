@@ -31,7 +31,7 @@ func newPublisher(n *node, topic string, t rmw.Type, q rmw.QoS) (*publisher, err
 	}
 	e, tok := n.newEntity(kindPublisher, topic, t.DDSName, t.Hash, q)
 	key := dataKey(n.s.domain, topic, t.DDSName, t.Hash)
-	zp, err := n.s.z.DeclarePublisher(key)
+	zp, err := n.s.z.DeclarePublisher(key, publisherQoS(q)...)
 	if err != nil {
 		return nil, err
 	}
@@ -46,6 +46,17 @@ func newPublisher(n *node, topic string, t rmw.Type, q rmw.QoS) (*publisher, err
 		return nil, err
 	}
 	return p, nil
+}
+
+// publisherQoS returns the Zenoh QoS rmw_zenoh gives a publisher with the
+// (adapted) ROS QoS q: congestion control BLOCK for RELIABLE with
+// KEEP_ALL, so that no message is lost to a slow subscriber, DROP
+// otherwise; priority Data and express off in every case.
+func publisherQoS(q rmw.QoS) []zenoh.PutOption {
+	if q.History == rmw.HistoryKeepAll && q.Reliability == rmw.ReliabilityReliable {
+		return []zenoh.PutOption{zenoh.WithCongestionControl(zenoh.CongestionBlock)}
+	}
+	return nil
 }
 
 // Publish sends payload with the next sequence number (from 1), the

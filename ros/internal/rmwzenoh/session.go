@@ -26,7 +26,10 @@ type Config struct {
 	// Listen nor Connect endpoints nor multicast scouting, rmw_zenoh's
 	// defaults apply: peer mode (unless Mode says otherwise), connecting
 	// to DefaultConnect (a router, redialled until one answers) and
-	// listening on DefaultListen. Its Logger defaults to Logger.
+	// listening on DefaultListen. A zero Lease and KeepAlive become
+	// DefaultLease and DefaultKeepAlive, and a zero Gossip rmw_zenoh's
+	// gossip (to routers only, the greater ZID dialling; set
+	// Gossip.Disabled to turn it off). Its Logger defaults to Logger.
 	Zenoh zenoh.Config
 	// DomainID is the ROS domain (ROS_DOMAIN_ID), at least 0.
 	DomainID int
@@ -93,6 +96,13 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	return s, nil
 }
 
+// rmw_zenoh's default lease and keep-alive period (lease 60 s, two
+// keep-alives per lease).
+const (
+	DefaultLease     = 60 * time.Second
+	DefaultKeepAlive = DefaultLease / 2
+)
+
 // zenohConfig applies rmw_zenoh's defaults to zc (see Config.Zenoh).
 func zenohConfig(zc zenoh.Config, log *slog.Logger) zenoh.Config {
 	if len(zc.Listen) == 0 && len(zc.Connect) == 0 && !zc.Scouting.Multicast {
@@ -101,10 +111,28 @@ func zenohConfig(zc zenoh.Config, log *slog.Logger) zenoh.Config {
 			zc.Listen = []string{DefaultListen}
 		}
 	}
+	if zc.Lease == 0 && zc.KeepAlive == 0 {
+		zc.Lease, zc.KeepAlive = DefaultLease, DefaultKeepAlive
+	}
+	if g := zc.Gossip; !g.Disabled && g.Target == nil && g.Autoconnect == nil && g.ToPeer == zenoh.AutoconnectAlways {
+		zc.Gossip = rmwGossip()
+	}
 	if zc.Logger == nil {
 		zc.Logger = log
 	}
 	return zc
+}
+
+// rmwGossip returns the gossip settings of rmw_zenoh's session config:
+// gossip on, multihop off, a peer gossiping to routers only and linking
+// to the routers and peers it learns of, dialling a peer only when its
+// own ZID is the greater.
+func rmwGossip() zenoh.GossipConfig {
+	return zenoh.GossipConfig{
+		Target:      []zenoh.Role{zenoh.RoleRouter},
+		Autoconnect: []zenoh.Role{zenoh.RoleRouter, zenoh.RolePeer},
+		ToPeer:      zenoh.AutoconnectGreaterZID,
+	}
 }
 
 // ZID returns the session's Zenoh ID as rmw_zenoh writes it in tokens.

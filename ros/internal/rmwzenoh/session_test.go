@@ -451,4 +451,33 @@ func TestZenohConfigDefaults(t *testing.T) {
 	if _, err := Open(t.Context(), Config{DomainID: -1}); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("negative domain: %v", err)
 	}
+	// rmw_zenoh's lease and gossip, unless set.
+	zc = zenohConfig(zenoh.Config{}, nil)
+	if zc.Lease != 60*time.Second || zc.KeepAlive != 30*time.Second {
+		t.Errorf("lease %v, keep-alive %v", zc.Lease, zc.KeepAlive)
+	}
+	g := zc.Gossip
+	if g.Disabled || !slices.Equal(g.Target, []zenoh.Role{zenoh.RoleRouter}) ||
+		!slices.Equal(g.Autoconnect, []zenoh.Role{zenoh.RoleRouter, zenoh.RolePeer}) || g.ToPeer != zenoh.AutoconnectGreaterZID {
+		t.Errorf("gossip %+v", g)
+	}
+	zc = zenohConfig(zenoh.Config{Lease: time.Second, Gossip: zenoh.GossipConfig{Disabled: true}}, nil)
+	if zc.Lease != time.Second || zc.KeepAlive != 0 || !zc.Gossip.Disabled || zc.Gossip.Target != nil {
+		t.Errorf("explicit lease and gossip overridden: %+v", zc)
+	}
+}
+
+func TestPublisherQoS(t *testing.T) {
+	for _, tc := range []struct {
+		q     rmw.QoS
+		block bool
+	}{
+		{rmw.QoS{History: rmw.HistoryKeepAll, Reliability: rmw.ReliabilityReliable}, true},
+		{rmw.QoS{History: rmw.HistoryKeepAll, Reliability: rmw.ReliabilityBestEffort}, false},
+		{rmw.QoS{History: rmw.HistoryKeepLast, Depth: 10, Reliability: rmw.ReliabilityReliable}, false},
+	} {
+		if got := len(publisherQoS(tc.q)) == 1; got != tc.block {
+			t.Errorf("%+v: block %v, want %v", tc.q, got, tc.block)
+		}
+	}
 }

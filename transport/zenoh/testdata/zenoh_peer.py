@@ -2,9 +2,13 @@
 interop tests.
 
 Usage: zenoh_peer.py --mode peer|client|router [--listen EP] [--connect EP]
-                     [--client] [--gossip]
+                     [--client] [--gossip] [--rmw] [--zid HEX]
 
 Multicast scouting is always off; gossip scouting is off unless --gossip.
+--rmw sets gossip up as rmw_zenoh's session config does (on, multihop off,
+a peer gossiping to routers only and dialling only peers with a smaller
+ZID), and for a router rmw_zenohd's (no failover brokering between peers).
+--zid sets the Zenoh ID (hex, as printed).
 
 With --client, a second session in client mode is opened, connected to the
 first one's listen endpoint, and the commands below act on it (the first
@@ -41,7 +45,8 @@ Commands:
   {"op": "crash"}                         exit at once, closing nothing
   {"op": "quit"}
 Samples are reported as {"ev": "sample", "key", "kind", "len", "sha256",
-"payload" (text, when under 256 bytes), "encoding", "attachment", "ts"}.
+"payload" (text, when under 256 bytes), "encoding", "attachment", "ts",
+"qos": "PRIORITY/CONGESTION/express-or-dash"}.
 """
 
 import argparse
@@ -67,11 +72,21 @@ def pattern(n):
     return bytes((i * 7) & 0xFF for i in range(n))
 
 
-def make_config(mode, listen, connect, gossip=False):
+def make_config(mode, listen, connect, gossip=False, rmw=False, zid=None):
     conf = zenoh.Config()
     conf.insert_json5("mode", json.dumps(mode))
+    if zid:
+        conf.insert_json5("id", json.dumps(zid))
     conf.insert_json5("scouting/multicast/enabled", "false")
-    conf.insert_json5("scouting/gossip/enabled", json.dumps(gossip))
+    conf.insert_json5("scouting/gossip/enabled", json.dumps(gossip or rmw))
+    if rmw:
+        conf.insert_json5("scouting/gossip/multihop", "false")
+        conf.insert_json5("scouting/gossip/target", '{"router": ["router", "peer"], "peer": ["router"]}')
+        conf.insert_json5("scouting/gossip/autoconnect", '{"router": [], "peer": ["router", "peer"]}')
+        conf.insert_json5("scouting/gossip/autoconnect_strategy",
+                          '{"peer": {"to_router": "always", "to_peer": "greater-zid"}}')
+        if mode == "router":
+            conf.insert_json5("routing/router/peers_failover_brokering", "false")
     conf.insert_json5("listen/endpoints", json.dumps([listen] if listen else []))
     conf.insert_json5("connect/endpoints", json.dumps([connect] if connect else []))
     return conf
@@ -88,6 +103,8 @@ def on_sample(sample):
         "encoding": str(sample.encoding),
         "attachment": None,
         "ts": None,
+        "qos": "%s/%s/%s" % (str(sample.priority).split(".")[-1], str(sample.congestion_control).split(".")[-1],
+                             "express" if sample.express else "-"),
     }
     if len(payload) < 256:
         ev["payload"] = payload.decode("utf-8", "replace")
@@ -166,10 +183,12 @@ def main():
     ap.add_argument("--connect")
     ap.add_argument("--client", action="store_true")
     ap.add_argument("--gossip", action="store_true")
+    ap.add_argument("--rmw", action="store_true")
+    ap.add_argument("--zid")
     args = ap.parse_args()
 
     zenoh.init_log_from_env_or("error")
-    base = zenoh.open(make_config(args.mode, args.listen, args.connect, args.gossip))
+    base = zenoh.open(make_config(args.mode, args.listen, args.connect, args.gossip, args.rmw, args.zid))
     listen = bound_endpoint(args.listen)
     session = base
     if args.client:

@@ -3,8 +3,9 @@
 // encodings, wire expressions), message extensions, transport messages
 // (INIT, OPEN, KEEP_ALIVE, CLOSE, FRAME, FRAGMENT), network messages
 // (DECLARE, PUSH, REQUEST, RESPONSE, RESPONSE_FINAL, INTEREST), Zenoh data
-// messages (PUT, DEL, QUERY, REPLY, ERR) and scouting messages (SCOUT,
-// HELLO; see DecodeScouting).
+// messages (PUT, DEL, QUERY, REPLY, ERR), scouting messages (SCOUT,
+// HELLO; see DecodeScouting) and the gossip link-state lists carried by
+// network OAM messages (see DecodeLinkStates).
 //
 // # Encoding
 //

@@ -186,3 +186,30 @@ func FuzzReadExtensions(f *testing.F) {
 		}
 	})
 }
+
+func FuzzDecodeLinkStates(f *testing.F) {
+	f.Add(linkStateGolden)
+	f.Add([]byte("\x01\x07\x02\x02\x01\xab\x02\x01\x13tcp/127.0.0.1:37893\x00"))
+	for _, s := range [][]byte{{0x00}, {0x01, 0x00, 0x00, 0x00, 0x00}, {0x01, 0x1f, 0x00, 0x01, 0x01, 0x07, 0x04, 0x00, 0x01, 0x02, 0x00}} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ls, err := DecodeLinkStates(b, Limits{}, nil)
+		if err != nil {
+			checkErr(t, err)
+			return
+		}
+		enc, err := AppendLinkStates(nil, ls)
+		if err != nil {
+			t.Fatalf("re-encoding %+v: %v", ls, err)
+		}
+		ls2, err := DecodeLinkStates(enc, Limits{}, nil)
+		if err != nil {
+			t.Fatalf("decoding re-encoding % x: %v", enc, err)
+		}
+		enc2, _ := AppendLinkStates(nil, ls2)
+		if !bytes.Equal(enc, enc2) {
+			t.Fatalf("unstable encoding:\n% x\n% x", enc, enc2)
+		}
+	})
+}
