@@ -150,7 +150,8 @@ const (
 // send appends encoded network messages (msg, then more, together) for the
 // writer, or writes them itself when the link is idle. When the queue is
 // full it waits for room: as long as ctx allows with sendBlock, else for
-// DropWait, after which it drops the messages and reports false. It
+// DropWait (DropWaitFragments for a message that needs fragments), after
+// which it drops the messages and reports false. It
 // returns errLinkClosed once the link ended.
 func (l *link) send(ctx context.Context, mode sendMode, msg []byte, more ...[]byte) (bool, error) {
 	size := len(msg)
@@ -187,7 +188,11 @@ func (l *link) send(ctx context.Context, mode sendMode, msg []byte, more ...[]by
 		}
 		l.mu.Unlock()
 		if mode&sendBlock == 0 && drop == nil {
-			t := time.NewTimer(DropWait)
+			wait := DropWait
+			if size+frameOverhead > l.batch-2 {
+				wait = DropWaitFragments
+			}
+			t := time.NewTimer(wait)
 			defer t.Stop()
 			drop = t.C
 		}

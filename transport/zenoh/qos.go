@@ -40,6 +40,14 @@ func (c CongestionControl) String() string {
 // congestion_control.drop.wait_before_drop).
 const DropWait = time.Millisecond
 
+// DropWaitFragments is how long a CongestionDrop publication too large for
+// one batch (sent in fragments) waits for room before it is dropped: the
+// cap of Rust Zenoh's deadline for multi-fragment messages
+// (congestion_control.drop.max_wait_before_drop_fragments). With DropWait
+// alone a camera image would be dropped whenever the link still carried
+// the previous one.
+const DropWaitFragments = 50 * time.Millisecond
+
 // Priority is a Zenoh message priority, carried in the QoS extension of
 // samples, queries and replies. PriorityRealTime is the highest,
 // PriorityBackground the lowest; PriorityData is the default. (Priority 0,
