@@ -4,13 +4,13 @@
 // number, when it was sent), and, from the ROS graph, which node each
 // publisher belongs to.
 //
-// By default it opens the session rmw_zenoh_cpp opens: a Zenoh peer
-// connecting to a router on tcp/localhost:7447. Next to a ROS 2 talker on
-// rmw_zenoh:
+// It runs on the middleware RMW_IMPLEMENTATION names: DDS when it is unset
+// (next to "ros2 run demo_nodes_cpp talker"), rmw_zenoh's session for
+// rmw_zenoh_cpp or when -mode, -listen or -connect is given:
 //
 //	ros2 run rmw_zenoh_cpp rmw_zenohd
 //	RMW_IMPLEMENTATION=rmw_zenoh_cpp ros2 run demo_nodes_cpp talker
-//	go run ./examples/ros-listener          # or -mode client, see ros-talker
+//	RMW_IMPLEMENTATION=rmw_zenoh_cpp go run ./examples/ros-listener
 //
 // Two Go nodes need no router: one listens, the other connects.
 //
@@ -33,9 +33,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/afor-go/afor/examples/internal/rosflags"
 	"github.com/afor-go/afor/ros"
 	"github.com/afor-go/afor/ros/msgs/std_msgs"
-	"github.com/afor-go/afor/transport/zenoh"
 )
 
 // graphWait bounds the wait for a new publisher to show in the graph.
@@ -58,22 +58,16 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	topic := fs.String("topic", "chatter", "topic name (ROS remapping rules apply)")
 	count := fs.Int("count", 0, "messages to print before exiting, 0 for no end")
-	mode := fs.String("mode", "peer", "Zenoh mode: peer, or client (of a router)")
-	listen := fs.String("listen", "", "comma-separated Zenoh endpoints to listen on, e.g. tcp/127.0.0.1:7448 (port 0 picks one)")
-	connect := fs.String("connect", "", "comma-separated Zenoh endpoints to connect to (default, with no -listen either: rmw_zenoh's router, tcp/localhost:7447)")
-	flags, rosArgs := splitROSArgs(args)
+	rmw := rosflags.Register(fs)
+	flags, rosArgs := rosflags.SplitROSArgs(args)
 	if err := fs.Parse(flags); err != nil {
 		return err
 	}
-	cfg := zenoh.Config{Listen: split(*listen), Connect: split(*connect)}
-	switch *mode {
-	case "peer":
-	case "client":
-		cfg.Mode = zenoh.ModeClient
-	default:
-		return fmt.Errorf("unknown -mode %q (want peer or client)", *mode)
+	mw, err := rmw.Middleware()
+	if err != nil {
+		return err
 	}
-	node, err := ros.NewNode(ctx, "listener", ros.WithMiddleware(ros.Zenoh(cfg)), ros.WithArgs(rosArgs))
+	node, err := ros.NewNode(ctx, "listener", ros.WithMiddleware(mw), ros.WithArgs(rosArgs))
 	if err != nil {
 		return err
 	}
@@ -137,19 +131,3 @@ func describePublisher(ctx context.Context, out io.Writer, g *ros.Graph, topic s
 
 // short is the start of a GID, enough to tell publishers apart.
 func short(gid ros.GID) string { return gid.String()[:8] }
-
-// splitROSArgs splits the command line at the first "--ros-args": what is
-// before it are the program's flags, the rest is for ros.WithArgs.
-func splitROSArgs(args []string) (flags, rosArgs []string) {
-	if i := slices.Index(args, "--ros-args"); i >= 0 {
-		return args[:i], args[i:]
-	}
-	return args, nil
-}
-
-func split(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, ",")
-}

@@ -4,21 +4,14 @@
 // afor.Server, whose Responders may answer from anywhere), and a client
 // that waits for the server and calls it.
 //
-// By default both open the session rmw_zenoh_cpp opens: a Zenoh peer
-// connecting to a router on tcp/localhost:7447. Next to ROS 2 nodes on
-// rmw_zenoh:
+// Both roles run on the middleware RMW_IMPLEMENTATION names: DDS when it
+// is unset, next to "ros2 run demo_nodes_cpp add_two_ints_client" (or
+// _server); rmw_zenoh's session for rmw_zenoh_cpp or when -mode, -listen
+// or -connect is given:
 //
 //	ros2 run rmw_zenoh_cpp rmw_zenohd
-//	go run ./examples/ros-service -role server
+//	RMW_IMPLEMENTATION=rmw_zenoh_cpp go run ./examples/ros-service -role server
 //	RMW_IMPLEMENTATION=rmw_zenoh_cpp ros2 run demo_nodes_cpp add_two_ints_client
-//
-// or the other way round:
-//
-//	RMW_IMPLEMENTATION=rmw_zenoh_cpp ros2 run demo_nodes_cpp add_two_ints_server
-//	go run ./examples/ros-service -role client
-//
-// (afor's Zenoh does not follow the router's gossip yet: if the ROS 2 node
-// and the Go node do not find each other, add -mode client.)
 //
 // Two Go processes need no router: the server listens, the client connects.
 //
@@ -34,15 +27,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/afor-go/afor"
+	"github.com/afor-go/afor/examples/internal/rosflags"
 	"github.com/afor-go/afor/ros"
 	"github.com/afor-go/afor/ros/msgs/example_interfaces"
-	"github.com/afor-go/afor/transport/zenoh"
 )
 
 func main() {
@@ -75,27 +67,19 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.Int64Var(&o.b, "b", 3, "client: the second number")
 	fs.DurationVar(&o.delay, "delay", 10*time.Millisecond, "server: how long each answer takes")
 	fs.DurationVar(&o.wait, "wait", 10*time.Second, "client: how long to wait for a server")
-	mode := fs.String("mode", "peer", "Zenoh mode: peer, or client (of a router)")
-	listen := fs.String("listen", "", "comma-separated Zenoh endpoints to listen on, e.g. tcp/127.0.0.1:7448 (port 0 picks one)")
-	connect := fs.String("connect", "", "comma-separated Zenoh endpoints to connect to (default, with no -listen either: rmw_zenoh's router, tcp/localhost:7447)")
-	flags, rosArgs := splitROSArgs(args)
+	rmw := rosflags.Register(fs)
+	flags, rosArgs := rosflags.SplitROSArgs(args)
 	if err := fs.Parse(flags); err != nil {
 		return err
 	}
 	if o.role != "server" && o.role != "client" {
 		return fmt.Errorf("unknown -role %q (want server or client)", o.role)
 	}
-	// An endpoint given to connect to that cannot be reached is an error,
-	// not a warning: the client would otherwise wait for a server in vain.
-	cfg := zenoh.Config{Listen: split(*listen), Connect: split(*connect), ConnectExitOnFailure: *connect != ""}
-	switch *mode {
-	case "peer":
-	case "client":
-		cfg.Mode = zenoh.ModeClient
-	default:
-		return fmt.Errorf("unknown -mode %q (want peer or client)", *mode)
+	mw, err := rmw.Middleware()
+	if err != nil {
+		return err
 	}
-	node, err := ros.NewNode(ctx, "add_two_ints_"+o.role, ros.WithMiddleware(ros.Zenoh(cfg)), ros.WithArgs(rosArgs))
+	node, err := ros.NewNode(ctx, "add_two_ints_"+o.role, ros.WithMiddleware(mw), ros.WithArgs(rosArgs))
 	if err != nil {
 		return err
 	}
@@ -165,20 +149,4 @@ func call(ctx context.Context, node *ros.Node, o options, out io.Writer) error {
 		fmt.Fprintf(out, "Result of add_two_ints: %d + %d = %d\n", req.A, req.B, res.Sum)
 	}
 	return nil
-}
-
-// splitROSArgs splits the command line at the first "--ros-args": what is
-// before it are the program's flags, the rest is for ros.WithArgs.
-func splitROSArgs(args []string) (flags, rosArgs []string) {
-	if i := slices.Index(args, "--ros-args"); i >= 0 {
-		return args[:i], args[i:]
-	}
-	return args, nil
-}
-
-func split(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, ",")
 }

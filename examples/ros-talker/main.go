@@ -1,21 +1,22 @@
 // Command ros-talker is ROS 2's demo talker in pure Go: a node "talker"
 // that publishes std_msgs/msg/String "hello world: N" on "chatter" at
-// -rate Hz, over rmw_zenoh's conventions (package ros, middleware
-// ros.Zenoh).
+// -rate Hz.
 //
-// By default it opens the session rmw_zenoh_cpp opens: a Zenoh peer
-// connecting to a router on tcp/localhost:7447. With a ROS 2 router and
-// listener on rmw_zenoh (ROS 2 Kilted with ros-kilted-rmw-zenoh-cpp: afor
-// follows rmw_zenoh_cpp 0.6.6's conventions):
+// It runs on the middleware RMW_IMPLEMENTATION names, as any ROS 2 node:
+// DDS (ROS 2's default) when it is unset, next to any ROS 2 listener on
+// the same network:
+//
+//	go run ./examples/ros-talker
+//	ros2 run demo_nodes_cpp listener          # or: ros2 topic echo /chatter
+//
+// On rmw_zenoh (RMW_IMPLEMENTATION=rmw_zenoh_cpp, or any of -mode, -listen,
+// -connect) it opens the session rmw_zenoh_cpp opens: a Zenoh peer
+// connecting to a router on tcp/localhost:7447, linking directly to the
+// peers the router's gossip announces:
 //
 //	ros2 run rmw_zenoh_cpp rmw_zenohd
 //	RMW_IMPLEMENTATION=rmw_zenoh_cpp ros2 run demo_nodes_cpp listener
-//	go run ./examples/ros-talker
-//
-// The listener prints "I heard: [hello world: 1]" and so on. afor's Zenoh
-// does not follow the router's gossip yet, so if the listener hears
-// nothing, make the Go node a client of the router, which then forwards
-// everything: go run ./examples/ros-talker -mode client.
+//	RMW_IMPLEMENTATION=rmw_zenoh_cpp go run ./examples/ros-talker
 //
 // Two Go nodes need no router: one listens, the other connects.
 //
@@ -35,14 +36,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/afor-go/afor"
+	"github.com/afor-go/afor/examples/internal/rosflags"
 	"github.com/afor-go/afor/ros"
 	"github.com/afor-go/afor/ros/msgs/std_msgs"
-	"github.com/afor-go/afor/transport/zenoh"
 )
 
 func main() {
@@ -64,12 +64,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	rate := fs.Float64("rate", 1, "messages per second")
 	count := fs.Int("count", 0, "messages to publish, 0 for no end")
 	wait := fs.Bool("wait", false, "wait for a subscription to the topic before the first message")
-	z := zenohFlags(fs)
-	flags, rosArgs := splitROSArgs(args)
+	rmw := rosflags.Register(fs)
+	flags, rosArgs := rosflags.SplitROSArgs(args)
 	if err := fs.Parse(flags); err != nil {
 		return err
 	}
-	cfg, err := z.config()
+	mw, err := rmw.Middleware()
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer ticks.Close()
-	node, err := ros.NewNode(ctx, "talker", ros.WithMiddleware(ros.Zenoh(cfg)), ros.WithArgs(rosArgs))
+	node, err := ros.NewNode(ctx, "talker", ros.WithMiddleware(mw), ros.WithArgs(rosArgs))
 	if err != nil {
 		return err
 	}
@@ -129,47 +129,4 @@ func interrupted(ctx context.Context) error {
 		return nil
 	}
 	return ctx.Err()
-}
-
-// zenohOptions are the session flags shared by the ROS examples.
-type zenohOptions struct {
-	mode, listen, connect *string
-}
-
-func zenohFlags(fs *flag.FlagSet) zenohOptions {
-	return zenohOptions{
-		mode:    fs.String("mode", "peer", "Zenoh mode: peer, or client (of a router)"),
-		listen:  fs.String("listen", "", "comma-separated Zenoh endpoints to listen on, e.g. tcp/127.0.0.1:7448 (port 0 picks one)"),
-		connect: fs.String("connect", "", "comma-separated Zenoh endpoints to connect to (default, with no -listen either: rmw_zenoh's router, tcp/localhost:7447)"),
-	}
-}
-
-// config returns the Zenoh session configuration: rmw_zenoh's default
-// (the zero Config) unless endpoints are given.
-func (o zenohOptions) config() (zenoh.Config, error) {
-	cfg := zenoh.Config{Listen: split(*o.listen), Connect: split(*o.connect)}
-	switch *o.mode {
-	case "peer":
-	case "client":
-		cfg.Mode = zenoh.ModeClient
-	default:
-		return cfg, fmt.Errorf("unknown -mode %q (want peer or client)", *o.mode)
-	}
-	return cfg, nil
-}
-
-// splitROSArgs splits the command line at the first "--ros-args": what is
-// before it are the program's flags, the rest is for ros.WithArgs.
-func splitROSArgs(args []string) (flags, rosArgs []string) {
-	if i := slices.Index(args, "--ros-args"); i >= 0 {
-		return args[:i], args[i:]
-	}
-	return args, nil
-}
-
-func split(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, ",")
 }
