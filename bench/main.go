@@ -360,6 +360,11 @@ func plan(cfg Config, rep *Report) []row {
 						return scenario.RunEchoFloor(ctx, f, ec)
 					}})
 				}
+				if usesFloor(trs, scenario.FloorDDSPerf) {
+					rows = append(rows, row{name(sc, string(scenario.FloorDDSPerf), scenario.ModeFloor, cfg.Size), func(ctx context.Context, p scenario.Progress) scenario.Result {
+						return scenario.RunDDSPerfEcho(ctx, ec)
+					}})
+				}
 			}
 			if has("python") {
 				rows = append(rows, pythonRows(cfg, rep, trs)...)
@@ -402,6 +407,11 @@ func plan(cfg Config, rep *Report) []row {
 							tc := tc
 							tc.Progress = p
 							return scenario.RunThroughputFloor(ctx, f, tc)
+						}})
+					}
+					if usesFloor(trs, scenario.FloorDDSPerf) {
+						rows = append(rows, row{name(sc, string(scenario.FloorDDSPerf), scenario.ModeFloor, size), func(ctx context.Context, p scenario.Progress) scenario.Result {
+							return scenario.RunDDSPerfThroughput(ctx, tc)
 						}})
 					}
 				}
@@ -463,6 +473,11 @@ func floors(fs []scenario.Floor, trs []scenario.Transport) []scenario.Floor {
 		}
 	}
 	return out
+}
+
+// usesFloor reports whether one of trs is compared with f.
+func usesFloor(trs []scenario.Transport, f scenario.Floor) bool {
+	return slices.ContainsFunc(trs, func(t scenario.Transport) bool { return t.Floor == f })
 }
 
 // checkRouter reports whether python can run the Rust router.

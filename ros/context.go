@@ -23,7 +23,8 @@ type Context struct {
 	mw       Middleware
 	domainID int
 	enclave  string
-	rules    []names.Rule // from WithArgs: for every node
+	rules    []names.Rule     // from WithArgs: for every node
+	params   []names.Override // parameter overrides from WithArgs, in order
 	logger   *slog.Logger
 
 	mu     sync.Mutex
@@ -63,6 +64,11 @@ func open(ctx context.Context, o options) (*Context, error) {
 			return nil, fmt.Errorf("ros: %w", err)
 		}
 		c.rules = a.Rules
+		params, err := loadParamArgs(a.Params)
+		if err != nil {
+			return nil, err
+		}
+		c.params = params
 		if a.Enclave != "" {
 			c.enclave = a.Enclave
 		}

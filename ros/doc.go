@@ -25,13 +25,29 @@
 // "-r __ns:=/ns", "-r __node:=name"; the first rule that matches the
 // expanded name wins.
 //
+// # Parameters, logging and time
+//
+// Every node has what rclpy gives one: parameters ([Node.DeclareParameter],
+// [GetParameter], [Node.SetParameters], [Node.OnSetParameters] to refuse a
+// change), set from the command line ("-p name:=value", "--params-file"
+// in [WithArgs]) and served to ros2 param and other nodes by the six
+// parameter services ([WithParameterServices]; [NewParameterClient] is the
+// Go client), with changes on /parameter_events; a /rosout publisher that
+// the node's logger and [Node.RosoutHandler] feed ([WithRosout]); and a
+// [Clock] that follows /clock while the use_sim_time parameter is true,
+// with a [Rate] that ticks on it.
+//
 // # Middlewares
 //
 // ROS concepts are implemented once, in this package, over a narrow
-// middleware seam. The middlewares: [Zenoh], with exactly rmw_zenoh_cpp's
-// conventions, and [Memory], in process, for tests. DDS comes next. A
+// middleware seam. The middlewares: [DDS], ROS 2's default, over the
+// pure-Go transport/dds with the conventions of rmw_fastrtps_cpp (and, for
+// services with Cyclone DDS peers, rmw_cyclonedds_cpp), so that a Go node
+// joins a stock ROS 2 system with nothing installed; [Zenoh], with exactly
+// rmw_zenoh_cpp's conventions; and [Memory], in process, for tests. A
 // context picks one with [WithMiddleware], or from RMW_IMPLEMENTATION as
-// ROS 2 does.
+// ROS 2 does: unset, "rmw_fastrtps_cpp" and "rmw_cyclonedds_cpp" are DDS,
+// "rmw_zenoh_cpp" is Zenoh.
 //
 // # Contexts
 //

@@ -6,15 +6,18 @@ import (
 	"log/slog"
 
 	"github.com/afor-go/afor/ros/internal/rmw"
+	"github.com/afor-go/afor/ros/internal/rmwdds"
 	"github.com/afor-go/afor/ros/internal/rmwmem"
 	"github.com/afor-go/afor/ros/internal/rmwzenoh"
+	"github.com/afor-go/afor/transport/dds"
 	"github.com/afor-go/afor/transport/zenoh"
 )
 
-// Middleware is the ROS middleware (rmw) a Context runs on: Zenoh with
-// rmw_zenoh_cpp's conventions ([Zenoh]), or a process-local one for tests
-// ([Memory]). DDS is planned. The zero Middleware picks one from
-// RMW_IMPLEMENTATION, as ROS 2 does (see [WithMiddleware]).
+// Middleware is the ROS middleware (rmw) a Context runs on: DDS with the
+// conventions of rmw_fastrtps_cpp and rmw_cyclonedds_cpp ([DDS], ROS 2's
+// default), Zenoh with rmw_zenoh_cpp's conventions ([Zenoh]), or a
+// process-local one for tests ([Memory]). The zero Middleware picks one
+// from RMW_IMPLEMENTATION, as ROS 2 does (see [WithMiddleware]).
 type Middleware struct {
 	name string
 	open func(ctx context.Context, c openConfig) (rmw.Session, error)
@@ -52,6 +55,27 @@ func openZenoh(ctx context.Context, cfg zenoh.Config, c openConfig) (rmw.Session
 	return s, nil
 }
 
+// DDS returns the DDS middleware on a pure-Go DDS participant
+// (transport/dds) configured by cfg, speaking what rmw_fastrtps_cpp (ROS
+// 2's default) and rmw_cyclonedds_cpp speak: it interoperates with stock
+// ROS 2 nodes on Fast DDS, and answers Cyclone DDS peers' services in
+// their form. The zero Config joins the context's domain (WithDomainID,
+// else ROS_DOMAIN_ID) with the discovery range and static peers of
+// ROS_AUTOMATIC_DISCOVERY_RANGE and ROS_STATIC_PEERS; a cfg.DomainID other
+// than zero, or cfg.ExactDomain, overrides the context's domain.
+func DDS(cfg dds.Config) Middleware { return ddsNamed("rmw_fastrtps_cpp", cfg) }
+
+// ddsNamed is the DDS middleware under an rmw name.
+func ddsNamed(name string, cfg dds.Config) Middleware {
+	return Middleware{name: name, open: func(ctx context.Context, c openConfig) (rmw.Session, error) {
+		s, err := rmwdds.Open(ctx, rmwdds.Config{DDS: cfg, DomainID: c.domainID, Logger: c.logger})
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}}
+}
+
 // MemoryNetwork is the medium of the [Memory] middleware: contexts opened
 // on the same network see each other, as separate processes on one ROS 2
 // network would. Create one with [NewMemoryNetwork].
@@ -71,13 +95,17 @@ func Memory(net *MemoryNetwork) Middleware {
 }
 
 // middlewareFromEnv maps RMW_IMPLEMENTATION to a middleware. Unset, it is
-// Zenoh for now: DDS, ROS 2's default, is not built yet.
+// DDS, as in ROS 2.
 func middlewareFromEnv(rmwImpl string) (Middleware, error) {
 	switch rmwImpl {
-	case "", "rmw_zenoh_cpp":
+	case "", "rmw_fastrtps_cpp", "rmw_fastrtps_dynamic_cpp":
+		return ddsNamed("rmw_fastrtps_cpp", dds.Config{}), nil
+	case "rmw_cyclonedds_cpp":
+		return ddsNamed("rmw_cyclonedds_cpp", dds.Config{}), nil
+	case "rmw_zenoh_cpp":
 		return Zenoh(zenoh.Config{}), nil
-	case "rmw_fastrtps_cpp", "rmw_fastrtps_dynamic_cpp", "rmw_cyclonedds_cpp", "rmw_connextdds":
-		return Middleware{}, fmt.Errorf("%w: RMW_IMPLEMENTATION=%s (DDS is not available yet; use rmw_zenoh_cpp)", ErrUnsupportedMiddleware, rmwImpl)
+	case "rmw_connextdds":
+		return Middleware{}, fmt.Errorf("%w: RMW_IMPLEMENTATION=%s (Connext's conventions are not implemented; use rmw_fastrtps_cpp)", ErrUnsupportedMiddleware, rmwImpl)
 	}
 	return Middleware{}, fmt.Errorf("%w: RMW_IMPLEMENTATION=%s", ErrUnsupportedMiddleware, rmwImpl)
 }

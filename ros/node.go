@@ -25,6 +25,11 @@ type Node struct {
 	owns      bool // the node closes its private context
 	malformed atomic.Uint64
 
+	// Parameters, /rosout and the ROS clock (param.go, rosout.go, clock.go).
+	params paramState
+	rosout *rosoutSink // nil with WithRosout(false)
+	clock  *Clock
+
 	mu      sync.Mutex
 	closed  bool
 	nextID  uint64
@@ -62,12 +67,18 @@ func (c *Context) newNode(name string, o options, owns bool) (*Node, error) {
 		return nil, fmt.Errorf("ros: %w", err)
 	}
 	var rules []names.Rule
+	overrides := c.params
 	if o.argsSet {
 		a, err := names.ParseArgs(o.args)
 		if err != nil {
 			return nil, fmt.Errorf("ros: %w", err)
 		}
 		rules = append(rules, a.Rules...)
+		own, err := loadParamArgs(a.Params)
+		if err != nil {
+			return nil, err
+		}
+		overrides = append(overrides[:len(overrides):len(overrides)], own...)
 	}
 	rules = append(rules, c.rules...)
 	ns := o.namespace
@@ -88,18 +99,33 @@ func (c *Context) newNode(name string, o options, owns bool) (*Node, error) {
 	}
 	n := &Node{ctx: c, name: finalName, namespace: ns, rules: rules, owns: owns, closers: map[uint64]func() error{}}
 	n.logger = logger.With("node", n.FullyQualifiedName())
+	n.clock = newClock(n)
+	n.initParams(overrides)
+	if err := c.addNode(n); err != nil {
+		return nil, err
+	}
+	if err := n.startBuiltins(o, logger); err != nil {
+		_ = n.closeEntities()
+		c.removeNode(n)
+		return nil, fmt.Errorf("ros: new node %s: %w", n.FullyQualifiedName(), err)
+	}
+	return n, nil
+}
+
+// addNode creates the middleware's node and adds it to the context.
+func (c *Context) addNode(n *Node) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return nil, fmt.Errorf("ros: new node %s: %w", n.FullyQualifiedName(), ErrClosed)
+		return fmt.Errorf("ros: new node %s: %w", n.FullyQualifiedName(), ErrClosed)
 	}
-	rn, err := c.sess.CreateNode(rmw.NodeName{Namespace: ns, Name: finalName, Enclave: c.enclave})
+	rn, err := c.sess.CreateNode(rmw.NodeName{Namespace: n.namespace, Name: n.name, Enclave: c.enclave})
 	if err != nil {
-		return nil, fmt.Errorf("ros: new node %s: %w", n.FullyQualifiedName(), err)
+		return fmt.Errorf("ros: new node %s: %w", n.FullyQualifiedName(), err)
 	}
 	n.rn = rn
 	c.nodes = append(c.nodes, n)
-	return n, nil
+	return nil
 }
 
 // Name returns the node's name, after remapping.

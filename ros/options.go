@@ -19,6 +19,9 @@ type options struct {
 	args       []string
 	argsSet    bool
 	logger     *slog.Logger
+	// Node built-ins (param_options.go): nil is the default, on.
+	paramServices *bool
+	rosout        *bool
 	// contextOnly lists the context options given, for Context.NewNode
 	// to refuse them.
 	contextOnly []string
@@ -31,11 +34,10 @@ func WithDomainID(id int) Option {
 }
 
 // WithMiddleware sets the middleware. The default follows
-// RMW_IMPLEMENTATION as ROS 2 does: "rmw_zenoh_cpp" is [Zenoh] with
-// rmw_zenoh's default session; unset is also Zenoh for now (DDS, ROS 2's
-// default, is not built yet); the DDS middlewares ("rmw_fastrtps_cpp",
-// "rmw_cyclonedds_cpp", ...) give an error matching
-// ErrUnsupportedMiddleware. A context option.
+// RMW_IMPLEMENTATION as ROS 2 does: unset, "rmw_fastrtps_cpp" or
+// "rmw_cyclonedds_cpp" is [DDS] (ROS 2's default), "rmw_zenoh_cpp" is
+// [Zenoh] with rmw_zenoh's default session; any other name gives an error
+// matching ErrUnsupportedMiddleware. A context option.
 func WithMiddleware(m Middleware) Option {
 	return func(o *options) { o.middleware = &m; o.contextOnly = append(o.contextOnly, "WithMiddleware") }
 }
@@ -54,9 +56,11 @@ func WithNamespace(ns string) Option { return func(o *options) { o.namespace = n
 // WithArgs gives the command-line arguments (os.Args[1:]) whose
 // "--ros-args ... [--]" sections configure ROS, as rcl reads them:
 // remapping rules ("-r from:=to", "--remap", "node:from:=to", "__ns:=",
-// "__node:=", "__name:="), "--enclave"; parameter and logging options are
-// accepted and ignored; an unknown ROS argument is an error matching
-// ErrInvalidArgs. Given to [Open] (or [NewNode]), the rules apply to every
+// "__node:=", "__name:="), "--enclave", parameter overrides ("-p
+// [node:]name:=value", "--params-file FILE", read when the context or node
+// is made; see [Node.DeclareParameter]); logging options are accepted and
+// ignored; an unknown ROS argument is an error matching ErrInvalidArgs, a
+// malformed override or parameters file one matching ErrInvalidParameters. Given to [Open] (or [NewNode]), the rules apply to every
 // node of the context; given to [Context.NewNode], to that node, before
 // the context's.
 func WithArgs(args []string) Option {

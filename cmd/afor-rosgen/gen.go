@@ -780,5 +780,17 @@ func (g *generator) action(w *writer, a *idl.Action) error {
 	w.p("func (%s) GetResult() %s { return %s{} }\n", gn, get, get)
 	w.p("// FeedbackCodec returns the codec of the messages on the feedback topic.")
 	w.p("func (%s) FeedbackCodec() cdr.MessageCodec[%s, *%s] { return cdr.Codec[%s]() }\n", gn, fb, fb, fb)
+	goal, result, feedback := typeName(a.Goal.Name), typeName(a.Result.Name), typeName(a.Feedback.Name)
+	w.p("// ActionCodecs returns the codecs of the goals, results and feedback,")
+	w.p("// from which generic action code (package ros) infers their types.")
+	w.p("func (%s) ActionCodecs() (cdr.MessageCodec[%s, *%s], cdr.MessageCodec[%s, *%s], cdr.MessageCodec[%s, *%s]) {", gn, goal, goal, result, result, feedback, feedback)
+	w.p("return cdr.Codec[%s](), cdr.Codec[%s](), cdr.Codec[%s]()\n}\n", goal, result, feedback)
+	sendReq, sendRes := typeName(a.SendGoal().Request.Name), typeName(a.SendGoal().Response.Name)
+	getReq, getRes := typeName(a.GetResult().Request.Name), typeName(a.GetResult().Response.Name)
+	w.p("// WireTypes returns the types that carry the action, in this order: the")
+	w.p("// SendGoal service, its request and response, the GetResult service, its")
+	w.p("// request and response, and the feedback message.")
+	w.p("func (%s) WireTypes() [7]cdr.Named {", gn)
+	w.p("return [7]cdr.Named{%s{}, %s{}, %s{}, %s{}, %s{}, %s{}, %s{}}\n}\n", send, sendReq, sendRes, get, getReq, getRes, fb)
 	return nil
 }

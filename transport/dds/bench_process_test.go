@@ -200,6 +200,7 @@ func BenchmarkRoundTripProcesses(b *testing.B) {
 	udp := udpFloor(b)
 	b.ResetTimer()
 	var tGo, tUDP time.Duration
+	st0 := p.Stats()
 	for range b.N {
 		t0 := time.Now()
 		rt()
@@ -209,6 +210,9 @@ func BenchmarkRoundTripProcesses(b *testing.B) {
 		tUDP += time.Since(t1)
 	}
 	b.StopTimer()
+	st1 := p.Stats()
+	b.ReportMetric(float64(st1.Sent-st0.Sent)/float64(b.N), "sent/rt")
+	b.ReportMetric(float64(st1.Received-st0.Received)/float64(b.N), "recv/rt")
 	goRT := tGo / time.Duration(b.N)
 	cyc := ddsperfPing(b, nextDomain())
 	b.ReportMetric(float64(goRT.Nanoseconds()), "go-ns/rt")

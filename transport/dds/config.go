@@ -65,8 +65,11 @@ const (
 // participant index.
 type Config struct {
 	// DomainID is the DDS domain, 0 to 232. Zero means ROS_DOMAIN_ID from
-	// the environment, or 0 when it is unset.
+	// the environment, or 0 when it is unset, unless ExactDomain is set.
 	DomainID int
+	// ExactDomain makes DomainID the domain as given, 0 included:
+	// ROS_DOMAIN_ID is not read.
+	ExactDomain bool
 	// ParticipantIndex is the first participant index tried: the
 	// participant takes the first index from it up whose unicast ports
 	// are free (up to MaxParticipantIndex), unless ExactIndex is set.
@@ -120,6 +123,9 @@ type Config struct {
 	// dropIn, when set, is asked about every received datagram; true drops
 	// it (a test hook for loss).
 	dropIn func(b []byte) bool
+	// directGap, when set, replaces the package's directGap (a test hook
+	// for batching, see batch.go).
+	directGap time.Duration
 }
 
 // peerAddr is a static peer: a host and, when port is zero, every index
@@ -158,7 +164,7 @@ func (c Config) resolve() (*resolved, error) {
 	if c.DomainID < 0 || c.DomainID > MaxDomainID {
 		return nil, fmt.Errorf("%w: DomainID %d outside [0, %d]", ErrInvalidConfig, c.DomainID, MaxDomainID)
 	}
-	if c.DomainID == 0 {
+	if c.DomainID == 0 && !c.ExactDomain {
 		if s := strings.TrimSpace(r.getenv("ROS_DOMAIN_ID")); s != "" {
 			d, err := strconv.Atoi(s)
 			if err != nil || d < 0 || d > MaxDomainID {

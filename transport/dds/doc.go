@@ -6,7 +6,7 @@
 // # Participants
 //
 // NewParticipant joins a domain (0 to 232; ROS_DOMAIN_ID when Config
-// leaves it zero) on the first participant index whose unicast ports are
+// leaves it zero, unless Config.ExactDomain) on the first participant index whose unicast ports are
 // free, with the ports of the RTPS specification (7400 + 250·domain, the
 // vendors' defaults), so that several participants share a host and find
 // Fast DDS and Cyclone participants without configuration. Discovery
@@ -21,6 +21,11 @@
 // message from it, and drops that participant with all its endpoints when
 // the lease runs out or it says goodbye; Close says goodbye.
 //
+// WatchDiscovery reports what discovery learns as events, after a replay
+// of what is known: participants found and lost, and every writer and
+// reader found (topic, type, announced QoS, whether HISTORY was
+// announced, USER_DATA, vendor) or lost, remote or the participant's own.
+//
 // # Writers and readers
 //
 // A Topic is a name and a type name; NewWriter and NewReader create
@@ -34,9 +39,17 @@
 //
 // Payloads are serialized samples, encapsulation header included (for ROS
 // 2 messages, CDR as package ros/cdr writes it). A reader's samples feed an
-// afor.Sub[Sample] (Reader.Sub, Subscribe); SubscribeCodec decodes them
-// into an afor.Sub[T] and NewTypedWriter encodes values through the same
-// afor.Codec. Samples arrive in order per writer.
+// afor.Sub[Sample] (Reader.Sub, Subscribe), or a callback (NewReaderFunc);
+// SubscribeCodec decodes them into an afor.Sub[T] and NewTypedWriter
+// encodes values through the same afor.Codec. Samples arrive in order per
+// writer.
+//
+// For request and reply (DDS-RPC, ROS 2 services over Fast DDS),
+// Writer.WriteRelated sends a sample with an inline
+// RELATED_SAMPLE_IDENTITY (the standard parameter and eProsima's twin) and
+// returns the sample's own identity; a received sample's Related holds the
+// one it carried. Writer.MatchedReader and WaitMatchedReader tell whether
+// one given reader is matched.
 //
 // A reliable writer keeps its history for resends: it pushes each sample
 // at once, follows it with a HEARTBEAT, resends what readers NACK, sends a

@@ -64,6 +64,9 @@ func (s *inSample) sample() Sample {
 	if s.hasTS {
 		out.SourceTime = s.ts.Time()
 	}
+	if s.related != (rtps.SampleIdentity{}) {
+		out.Related = identityFromRTPS(s.related)
+	}
 	return out
 }
 
@@ -100,7 +103,7 @@ func newUserReader(p *Participant, t Topic, q QoS, deliver func(*inSample)) (*Re
 }
 
 // Sub returns the afor.Sub fed with the reader's samples (nil for a reader
-// made by SubscribeCodec).
+// made by SubscribeCodec or NewReaderFunc).
 func (r *Reader) Sub() *afor.Sub[Sample] { return r.sub }
 
 // Close unmatches the reader, announces its end and closes its Sub. It is
@@ -130,6 +133,9 @@ func (p *Participant) removeLocalWriter(w *Writer) {
 	}
 	self := p.remoteWriters[w.guid]
 	delete(p.remoteWriters, w.guid)
+	if self != nil {
+		p.emitLocked(p.endpointEventLocked(EndpointLost, self))
+	}
 	closed := p.closed
 	p.mu.Unlock()
 	if self != nil {
@@ -153,6 +159,9 @@ func (p *Participant) removeLocalReader(r *Reader) {
 	}
 	self := p.remoteReaders[r.guid]
 	delete(p.remoteReaders, r.guid)
+	if self != nil {
+		p.emitLocked(p.endpointEventLocked(EndpointLost, self))
+	}
 	closed := p.closed
 	p.mu.Unlock()
 	if self != nil {

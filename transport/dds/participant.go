@@ -45,6 +45,8 @@ type Participant struct {
 	// SEDP, and the participant's own (so that they match each other).
 	remoteWriters map[rtps.GUID]*remoteEndpoint
 	remoteReaders map[rtps.GUID]*remoteEndpoint
+	// watchers receive discovery events (WatchDiscovery).
+	watchers map[*watcher]bool
 
 	spdpMu       sync.Mutex
 	spdpB        rtps.Builder
@@ -54,6 +56,7 @@ type Participant struct {
 
 	reasmBytes atomic.Int64
 	stats      counters
+	flush      *flusher // sends writers' pending batches (batch.go)
 	done       chan struct{}
 	wg         sync.WaitGroup
 }
@@ -104,7 +107,7 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 		writers: map[rtps.EntityID]*Writer{}, readers: map[rtps.EntityID]*Reader{},
 		remotes:       map[rtps.GuidPrefix]*remoteParticipant{},
 		remoteWriters: map[rtps.GUID]*remoteEndpoint{}, remoteReaders: map[rtps.GUID]*remoteEndpoint{},
-		done: make(chan struct{}),
+		done: make(chan struct{}), flush: newFlusher(),
 	}
 	// The prefix starts with afor's vendor id, then random bytes: it never
 	// looks like Fast DDS's host/process layout.
@@ -126,8 +129,9 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 			go p.receive(c)
 		}
 	}
-	p.wg.Add(1)
+	p.wg.Add(2)
 	go p.loop()
+	go p.flushLoop()
 	p.log.Info("dds: participant started", "guid", p.prefix, "domain", r.DomainID, "index", socks.index,
 		"range", r.rng, "multicast", r.multicast, "addrs", r.addrs)
 	return p, nil
@@ -158,6 +162,7 @@ func (p *Participant) close(announce bool) error {
 		return nil
 	}
 	p.closed = true
+	watching := p.stopWatchersLocked()
 	var ws []*Writer
 	var rs []*Reader
 	for _, w := range p.writers {
@@ -185,6 +190,9 @@ func (p *Participant) close(announce bool) error {
 	close(p.done)
 	p.socks.close()
 	p.wg.Wait()
+	for _, w := range watching {
+		<-w.done
+	}
 	return nil
 }
 

@@ -35,6 +35,10 @@ type Sample struct {
 	SN int64
 	// SourceTime is the writer's timestamp (INFO_TS), zero if none.
 	SourceTime time.Time
+	// Related is the sample's inline RELATED_SAMPLE_IDENTITY (the
+	// standard parameter, or eProsima's twin from Fast DDS), zero if it
+	// carried none: a service request or reply's correlation.
+	Related SampleIdentity
 }
 
 // inSample is a received sample before delivery.
@@ -48,6 +52,7 @@ type inSample struct {
 	sn       rtps.SequenceNumber
 	ts       rtps.Time
 	hasTS    bool
+	related  rtps.SampleIdentity // inline RELATED_SAMPLE_IDENTITY (user readers)
 }
 
 // writerProxy is a reader's state for one matched remote writer.
@@ -157,6 +162,15 @@ func (r *Reader) accept(wp *writerProxy, s *inSample) {
 		}
 		return
 	}
+	if wp.next == 0 && !wp.hbSeen && r.qos.Durability == Volatile {
+		// A volatile reader wants nothing written before it matched:
+		// the first sample heard from a writer whose HEARTBEAT has not
+		// come starts its sequence, as Fast DDS's readers do. Else it
+		// would wait for the writer's periodic HEARTBEAT (3 s in Fast
+		// DDS) when the one the writer sent on matching us arrived
+		// before we matched it.
+		wp.next = s.sn
+	}
 	if wp.next != 0 && s.sn < wp.next {
 		return
 	}
@@ -232,9 +246,7 @@ func (r *Reader) onData(g rtps.GUID, c *rtps.Context, d *rtps.Data) {
 	if payload != nil {
 		s.payload = append(make([]byte, 0, len(payload)), payload...)
 	}
-	if d.InlineQoS != nil && r.builtin {
-		s.inline, s.inlineLE = append([]byte(nil), d.InlineQoS...), d.LittleEndian
-	}
+	r.keepInline(s, c, d.InlineQoS, d.LittleEndian)
 	r.accept(wp, s)
 }
 
@@ -287,9 +299,7 @@ func (r *Reader) onDataFrag(g rtps.GUID, c *rtps.Context, d *rtps.DataFrag) {
 	delete(wp.frags, d.SN)
 	r.p.releaseReassembly(ra)
 	s := &inSample{writer: g, sn: d.SN, key: d.Key, ts: c.Timestamp, hasTS: c.HaveTimestamp, payload: ra.buf}
-	if d.InlineQoS != nil && r.builtin {
-		s.inline, s.inlineLE = append([]byte(nil), d.InlineQoS...), d.LittleEndian
-	}
+	r.keepInline(s, c, d.InlineQoS, d.LittleEndian)
 	ra.buf = nil
 	r.accept(wp, s)
 }

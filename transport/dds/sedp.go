@@ -194,6 +194,7 @@ func (p *Participant) addRemoteEndpoint(ed *rtps.EndpointData, local bool) {
 	re := &remoteEndpoint{guid: g, data: *ed, locs: locs, local: local,
 		matchedR: map[rtps.EntityID]*Reader{}, matchedW: map[rtps.EntityID]*Writer{}}
 	m[g] = re
+	p.emitLocked(p.endpointEventLocked(EndpointFound, re))
 	var ws []*Writer
 	var rs []*Reader
 	if isReader {
@@ -230,6 +231,9 @@ func (p *Participant) removeRemoteEndpoint(g rtps.GUID) {
 	p.mu.Lock()
 	re := m[g]
 	delete(m, g)
+	if re != nil {
+		p.emitLocked(p.endpointEventLocked(EndpointLost, re))
+	}
 	p.mu.Unlock()
 	if re != nil {
 		p.unmatchRemote(re)

@@ -209,6 +209,7 @@ func (p *Participant) addParticipant(pd *rtps.ParticipantData, vendor rtps.Vendo
 	}
 	rp.lastSeen.Store(time.Now().UnixNano())
 	p.remotes[rp.prefix] = rp
+	p.emitLocked(DiscoveryEvent{Kind: ParticipantFound, Participant: rp.public()})
 	p.mu.Unlock()
 	p.log.Info("dds: participant discovered", "guid", rp.prefix, "vendor", vendor, "locators", meta)
 	p.announceTo(meta)
@@ -255,7 +256,8 @@ func (p *Participant) expireLeases(now time.Time) {
 // removeParticipant forgets a participant and unmatches all its endpoints.
 func (p *Participant) removeParticipant(prefix rtps.GuidPrefix, why string) {
 	p.mu.Lock()
-	if p.remotes[prefix] == nil {
+	rp := p.remotes[prefix]
+	if rp == nil {
 		p.mu.Unlock()
 		return
 	}
@@ -265,14 +267,17 @@ func (p *Participant) removeParticipant(prefix rtps.GuidPrefix, why string) {
 		if g.Prefix == prefix {
 			gone = append(gone, re)
 			delete(p.remoteWriters, g)
+			p.emitLocked(p.endpointEventLocked(EndpointLost, re))
 		}
 	}
 	for g, re := range p.remoteReaders {
 		if g.Prefix == prefix {
 			gone = append(gone, re)
 			delete(p.remoteReaders, g)
+			p.emitLocked(p.endpointEventLocked(EndpointLost, re))
 		}
 	}
+	p.emitLocked(DiscoveryEvent{Kind: ParticipantLost, Participant: rp.public()})
 	p.mu.Unlock()
 	p.log.Info("dds: participant removed", "guid", prefix, "why", why)
 	for _, re := range gone {

@@ -37,6 +37,8 @@ type readerProxy struct {
 	ackCount uint32
 	nfSeen   bool
 	nfCount  uint32
+	// batch holds new samples waiting to go out together (batch.go).
+	batch batchState
 }
 
 // Writer sends samples of a topic to the matched readers. Its methods are
@@ -60,6 +62,11 @@ type Writer struct {
 	room    chan struct{} // closed and replaced when history room may have appeared
 	closed  bool
 	b       rtps.Builder
+	// dirty: queued on the participant's flusher. lastSend and rxAtSend
+	// tell whether the writer is idle (batch.go).
+	dirty    bool
+	lastSend time.Time
+	rxAtSend uint64
 }
 
 func newWriter(p *Participant, id rtps.EntityID, t Topic, q QoS, builtin bool) *Writer {
@@ -178,11 +185,15 @@ func (w *Writer) write(ctx context.Context, c *change) error {
 		}
 	}
 	solicit := rtps.SequenceNumber(max(1, w.qos.limit()/2))
+	direct := w.idle(time.Now())
 	for _, pr := range w.proxies {
 		// The HEARTBEAT after new data asks for an answer only once
 		// half the history is unacknowledged: a reader that misses
 		// something answers a final HEARTBEAT anyway.
-		w.sendChange(pr, c, pr.reliable, c.sn-pr.acked >= solicit)
+		w.sendNew(pr, c, direct, c.sn-pr.acked >= solicit)
+	}
+	if direct {
+		w.sentNow()
 	}
 	return nil
 }
@@ -213,6 +224,7 @@ func (p *Participant) header() rtps.Header {
 // sendChange sends c to pr: one DATA, or DATA_FRAGs of fragSize bytes,
 // followed by a HEARTBEAT when hb is set (final unless solicit is set).
 func (w *Writer) sendChange(pr *readerProxy, c *change, hb, solicit bool) {
+	w.flushProxy(pr)
 	if len(c.payload)+len(c.inline) <= fragSize {
 		b := &w.b
 		b.Reset(w.p.header())
@@ -237,6 +249,7 @@ func (w *Writer) sendChange(pr *readerProxy, c *change, hb, solicit bool) {
 
 // sendFrag sends fragment i (1-based) of c to pr.
 func (w *Writer) sendFrag(pr *readerProxy, c *change, i uint32, hb bool) {
+	w.flushProxy(pr)
 	off := int(i-1) * fragSize
 	if off >= len(c.payload) {
 		return
@@ -291,6 +304,7 @@ func (w *Writer) appendHeartbeat(pr *readerProxy, final bool) {
 
 // sendHeartbeat sends a HEARTBEAT alone to pr.
 func (w *Writer) sendHeartbeat(pr *readerProxy, final bool) {
+	w.flushProxy(pr)
 	w.b.Reset(w.p.header())
 	w.b.InfoDst(pr.guid.Prefix)
 	w.appendHeartbeat(pr, final)
@@ -299,6 +313,7 @@ func (w *Writer) sendHeartbeat(pr *readerProxy, final bool) {
 
 // sendGaps sends GAPs for the sorted SNs in gone to pr.
 func (w *Writer) sendGaps(pr *readerProxy, gone []rtps.SequenceNumber) {
+	w.flushProxy(pr)
 	b := &w.b
 	b.Reset(w.p.header())
 	b.InfoDst(pr.guid.Prefix)
@@ -484,6 +499,9 @@ func (w *Writer) Close() error {
 	if w.closed {
 		w.mu.Unlock()
 		return nil
+	}
+	for _, pr := range w.proxies {
+		w.flushProxy(pr)
 	}
 	w.closed = true
 	w.proxies = nil

@@ -50,6 +50,10 @@ type childConfig struct {
 	// a ROS node in the namespace Prefix (mode afor) or a bare Zenoh
 	// session on the same keys (native), see [ROSZenohProc].
 	ROS bool `json:"ros,omitempty"`
+	// DDS makes the child's side B a DDS participant of Domain (role
+	// "echo" or "sink"), see [DDSProc].
+	DDS    bool `json:"dds,omitempty"`
+	Domain int  `json:"domain,omitempty"`
 	// Stream sinks (role "sink"): the afor queue size and the sender's
 	// clock start (Unix ns).
 	Queue      int   `json:"queue,omitempty"`
@@ -82,6 +86,9 @@ func runChild(cfg childConfig, stdin io.Reader, stdout io.Writer) error {
 	}
 	if cfg.Floor {
 		return runFloorChild(cfg, stdin, stdout)
+	}
+	if cfg.DDS {
+		return runDDSChild(cfg, stdin, stdout)
 	}
 	if cfg.Role != "echo" && cfg.Role != "sink" && cfg.Role != "server" {
 		return fmt.Errorf("%w: child role %q", ErrBadConfig, cfg.Role)

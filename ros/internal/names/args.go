@@ -40,15 +40,27 @@ type Args struct {
 	Rules   []Rule
 	Enclave string   // "--enclave", "" if not given
 	Other   []string // the arguments outside "--ros-args" sections, in order
+	// Params are the parameter overrides ("-p", "--param") and files
+	// ("--params-file"), in the order given: a later one overrides an
+	// earlier one.
+	Params []ParamArg
+}
+
+// ParamArg is one parameter option of a command line: a file to read or
+// one override.
+type ParamArg struct {
+	File     string   // "--params-file FILE", read by the caller
+	Override Override // "-p [node:]name:=value" when File is ""
 }
 
 // ParseArgs reads the ROS arguments of a command line (without the program
 // name) as rcl_parse_arguments does: every "--ros-args" section up to "--"
 // or the end. Inside a section, "-r"/"--remap" take a rule, "-e"/"--enclave"
-// an enclave; the parameter and logging options ("-p", "--param",
-// "--params-file", "--log-level", "--log-config-file",
-// "--log-file-name") take one argument, which is ignored, as are the flags
-// "--enable-*"/"--disable-*" of logging; anything else is an error.
+// an enclave, "-p"/"--param" a parameter override (see ParseParamRule),
+// "--params-file" a file name, kept for the caller to read; the logging
+// options ("--log-level", "--log-config-file", "--log-file-name") take one
+// argument, which is ignored, as are the flags "--enable-*"/"--disable-*"
+// of logging; anything else is an error.
 func ParseArgs(args []string) (Args, error) {
 	var out Args
 	in := false
@@ -85,6 +97,17 @@ func ParseArgs(args []string) (Args, error) {
 					return Args{}, fmt.Errorf("%w: enclave at argument %d: %w", ErrInvalidArgs, i, err)
 				}
 				out.Enclave = v
+			case "-p", "--param":
+				o, err := ParseParamRule(v)
+				if err != nil {
+					return Args{}, fmt.Errorf("%w: argument %d: %w", ErrInvalidArgs, i, err)
+				}
+				out.Params = append(out.Params, ParamArg{Override: o})
+			case "--params-file":
+				if v == "" {
+					return Args{}, fmt.Errorf("%w: argument %d: empty --params-file", ErrInvalidArgs, i)
+				}
+				out.Params = append(out.Params, ParamArg{File: v})
 			}
 		default:
 			if strings.HasPrefix(a, "--enable-") || strings.HasPrefix(a, "--disable-") {

@@ -9,8 +9,9 @@ import (
 
 // BenchmarkHop measures one hop, publish to delivery, between two
 // participants on loopback: through the rmw seam (Session) and, as the
-// primitive underneath, a transport/dds writer and a reader's
-// OnInput callback with the same QoS.
+// primitive underneath, a transport/dds writer and a callback reader
+// (NewReaderFunc, which the session's subscriptions use) with the same
+// QoS.
 func BenchmarkHop(b *testing.B) {
 	payload := encodeString("hello, bench")
 	b.Run("dds", func(b *testing.B) {
@@ -19,12 +20,10 @@ func BenchmarkHop(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r, err := dds.NewReader(c.p, dt, dq)
-		if err != nil {
+		got := make(chan struct{}, 1)
+		if _, err := dds.NewReaderFunc(c.p, dt, dq, func(dds.Sample) { got <- struct{}{} }); err != nil {
 			b.Fatal(err)
 		}
-		got := make(chan struct{}, 1)
-		r.Sub().OnInput(func(dds.Sample) { got <- struct{}{} })
 		w, err := dds.NewWriter(a.p, dt, dq)
 		if err != nil {
 			b.Fatal(err)

@@ -28,4 +28,7 @@ var (
 	ErrClosed = errors.New("rmwdds: closed")
 	// ErrAlreadyReplied is returned by a second Reply to one request.
 	ErrAlreadyReplied = errors.New("rmwdds: request already answered")
+	// ErrRemote is matched by the error a client gets when an afor server
+	// failed its request (see appendErrorReply).
+	ErrRemote = errors.New("rmwdds: server error")
 )

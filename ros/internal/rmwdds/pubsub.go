@@ -84,13 +84,12 @@ func (n *node) CreateSubscription(topic string, t rmw.Type, q rmw.QoS, deliver f
 	if err != nil {
 		return nil, err
 	}
-	r, err := dds.NewReader(n.s.p, dt, dq)
+	r, err := dds.NewReaderFunc(n.s.p, dt, dq, func(smp dds.Sample) {
+		deliver(rmw.Message{Payload: smp.Payload, Info: messageInfo(smp)})
+	})
 	if err != nil {
 		return nil, err
 	}
-	r.Sub().OnInput(func(smp dds.Sample) {
-		deliver(rmw.Message{Payload: smp.Payload, Info: messageInfo(smp)})
-	})
 	sub := &subscription{n: n, r: r}
 	if err := n.register(sub, localEndpoint{r.GUID(), dt, dq}); err != nil {
 		_ = r.Close()

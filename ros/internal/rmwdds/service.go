@@ -34,14 +34,6 @@ func serviceTopics(name string, t rmw.ServiceType, q rmw.QoS) (req, rep dds.Topi
 	return dds.Topic{Name: rq, TypeName: t.Request.DDSName}, dds.Topic{Name: rr, TypeName: t.Response.DDSName}, reqQ, repQ, nil
 }
 
-// usesHeader reports whether requests and replies exchanged with a
-// participant of vendor v carry rmw_cyclonedds's header. Fast DDS's form
-// needs inline QoS, which transport/dds does not expose yet, so between
-// Go sessions the header is used too.
-func usesHeader(v [2]byte) bool {
-	return CorrelationFor(v) == CorrelationHeader || v == vendorAfor
-}
-
 // service is an rmw.Service: a request reader and a reply writer.
 type service struct {
 	n    *node
@@ -52,9 +44,9 @@ type service struct {
 
 // CreateService creates the service's request reader and reply writer and
 // calls handle for every request, on the participant's receive goroutine.
-// Requests in Cyclone's form (from Cyclone DDS and Go peers) are answered
-// in that form; requests from Fast DDS peers are dropped and counted until
-// transport/dds exposes inline QoS.
+// Each request is answered in the form it came in: rmw_cyclonedds's header
+// from Cyclone DDS peers, the inline sample identity of rmw_fastrtps from
+// every other peer (Fast DDS, and other Go sessions).
 func (n *node) CreateService(name string, t rmw.ServiceType, q rmw.QoS, handle func(rmw.Request)) (rmw.Service, error) {
 	reqT, repT, reqQ, repQ, err := serviceTopics(name, t, q)
 	if err != nil {
@@ -64,13 +56,13 @@ func (n *node) CreateService(name string, t rmw.ServiceType, q rmw.QoS, handle f
 	if err != nil {
 		return nil, err
 	}
-	rq, err := dds.NewReader(n.s.p, reqT, reqQ)
+	s := &service{n: n, rr: rr}
+	rq, err := dds.NewReaderFunc(n.s.p, reqT, reqQ, func(smp dds.Sample) { s.onRequest(smp, handle) })
 	if err != nil {
 		_ = rr.Close()
 		return nil, err
 	}
-	s := &service{n: n, rq: rq, rr: rr}
-	rq.Sub().OnInput(func(smp dds.Sample) { s.onRequest(smp, handle) })
+	s.rq = rq
 	if err := n.register(s, localEndpoint{rq.GUID(), reqT, reqQ}, localEndpoint{rr.GUID(), repT, repQ}); err != nil {
 		_ = rq.Close()
 		_ = rr.Close()
@@ -82,11 +74,55 @@ func (n *node) CreateService(name string, t rmw.ServiceType, q rmw.QoS, handle f
 // onRequest hands a request to handle with its Reply function.
 func (s *service) onRequest(smp dds.Sample, handle func(rmw.Request)) {
 	sess := s.n.s
-	if v, ok := sess.vendorOf(smp.Writer); !ok || !usesHeader(v) {
-		sess.droppedRequests.Add(1)
-		sess.log.Debug("rmwdds: request in Fast DDS's form dropped (no inline QoS yet)", "writer", smp.Writer)
+	v, ok := sess.vendorOf(smp.Writer)
+	if ok && CorrelationFor(v) == CorrelationHeader {
+		s.onHeaderRequest(smp, handle)
 		return
 	}
+	errorReplies := ok && v == vendorAfor
+	related := SampleIdentity{GUID: smp.Related.Writer, SN: smp.Related.SN}
+	id := RequestID(smp.Writer, smp.SN, related, !smp.Related.IsZero())
+	info := messageInfo(smp)
+	var replied atomic.Bool
+	handle(rmw.Request{Payload: smp.Payload, Info: info, Reply: func(payload []byte, err error) error {
+		if replied.Swap(true) {
+			return ErrAlreadyReplied
+		}
+		if err != nil {
+			if !errorReplies {
+				return nil // DDS has no error reply
+			}
+			payload = appendErrorReply(nil, err)
+		}
+		return s.replyIdentity(id, payload)
+	}})
+}
+
+// replyIdentity writes the reply to request id with its inline sample
+// identity. When id names the client's reply reader, it first waits up to
+// the reply writer's MaxBlocking for that reader to match, as a Fast DDS
+// server does, and drops the reply (counted) if it does not: the client
+// could not receive it.
+func (s *service) replyIdentity(id SampleIdentity, payload []byte) error {
+	related, wait := ReplyIdentity(id)
+	ctx := context.Background()
+	if wait && !s.rr.MatchedReader(related.GUID) {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.rr.QoS().MaxBlocking)
+		defer cancel()
+		if err := s.rr.WaitMatchedReader(ctx, related.GUID); err != nil {
+			s.n.s.droppedReplies.Add(1)
+			s.n.s.log.Debug("rmwdds: reply dropped: the client's reply reader is not matched", "reader", related.GUID, "err", err)
+			return nil
+		}
+	}
+	_, err := s.rr.WriteRelated(ctx, payload, dds.SampleIdentity{Writer: related.GUID, SN: related.SN})
+	return err
+}
+
+// onHeaderRequest handles a request in rmw_cyclonedds's form.
+func (s *service) onHeaderRequest(smp dds.Sample, handle func(rmw.Request)) {
+	sess := s.n.s
 	h, body, err := CutCyclone(smp.Payload)
 	if err != nil {
 		sess.droppedRequests.Add(1)
@@ -125,20 +161,41 @@ func (s *service) Close() error {
 	return nil
 }
 
-// client is an rmw.Client: a request writer and a reply reader, speaking
-// Cyclone's form.
+// client is an rmw.Client: a request writer and a reply reader. Each
+// request takes the form of the service's participants (requestForm).
 type client struct {
-	n    *node
-	name string
-	rq   *dds.Writer
-	rr   *dds.Reader
-	id   uint64
-	once sync.Once
+	n     *node
+	name  string
+	topic string // the request topic
+	rq    *dds.Writer
+	rr    *dds.Reader
+	id    uint64 // Cyclone client id
+	ident ClientIdentity
+	once  sync.Once
 
 	mu      sync.Mutex
 	seq     int64
-	pending map[int64]*pendingRequest
+	pending map[pendingKey]*pendingRequest
+	writing int                  // requests being written (sample identity form)
+	early   map[int64]earlyReply // replies that came before their write returned
 	closed  bool
+}
+
+// maxEarlyReplies bounds the replies a client keeps for requests still
+// being written.
+const maxEarlyReplies = 64
+
+// earlyReply is a reply kept until its request's write returns.
+type earlyReply struct {
+	body []byte
+	err  error
+}
+
+// pendingKey names a request in flight: by the Cyclone header's sequence
+// number, or by the request's writer sequence number (sample identity).
+type pendingKey struct {
+	header bool
+	n      int64
 }
 
 // pendingRequest is a request waiting for its reply.
@@ -153,7 +210,8 @@ func (n *node) CreateClient(name string, t rmw.ServiceType, q rmw.QoS) (rmw.Clie
 	if err != nil {
 		return nil, err
 	}
-	rr, err := dds.NewReader(n.s.p, repT, repQ)
+	c := &client{n: n, name: name, topic: reqT.Name, pending: make(map[pendingKey]*pendingRequest)}
+	rr, err := dds.NewReaderFunc(n.s.p, repT, repQ, c.onReply)
 	if err != nil {
 		return nil, err
 	}
@@ -162,8 +220,10 @@ func (n *node) CreateClient(name string, t rmw.ServiceType, q rmw.QoS) (rmw.Clie
 		_ = rr.Close()
 		return nil, err
 	}
-	c := &client{n: n, name: name, rq: rq, rr: rr, id: CycloneClientID(rq.GUID()), pending: make(map[int64]*pendingRequest)}
-	rr.Sub().OnInput(c.onReply)
+	c.mu.Lock()
+	c.rq, c.rr, c.id = rq, rr, CycloneClientID(rq.GUID())
+	c.ident = ClientIdentity{RequestWriter: rq.GUID(), ReplyReader: rr.GUID()}
+	c.mu.Unlock()
 	if err := n.register(c, localEndpoint{rq.GUID(), reqT, reqQ}, localEndpoint{rr.GUID(), repT, repQ}); err != nil {
 		_ = rq.Close()
 		_ = rr.Close()
@@ -172,74 +232,153 @@ func (n *node) CreateClient(name string, t rmw.ServiceType, q rmw.QoS) (rmw.Clie
 	return c, nil
 }
 
-// Send writes the request with the client's id and next sequence number;
-// reply gets the reply that echoes them, or ctx's end. It fails with
+// Send writes the request, in the form of the service's participants;
+// reply gets the reply that answers it, or ctx's end. It fails with
 // afor.ErrNoServer when no service's reader and writer are matched.
 func (c *client) Send(ctx context.Context, payload []byte, reply func([]byte, error)) (func(), error) {
 	if c.rq.Status().Matched == 0 || c.rr.Status().Matched == 0 {
 		return nil, errorf(afor.ErrNoServer, "no server matched on %q", c.name)
+	}
+	if c.n.s.requestForm(c.topic) == CorrelationHeader {
+		return c.sendHeader(ctx, payload, reply)
 	}
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
 		return nil, ErrClosed
 	}
-	c.seq++
-	seq := c.seq
-	pr := &pendingRequest{reply: reply}
-	c.pending[seq] = pr
-	// Set under c.mu, which the function takes first: it sees pr.stop set,
-	// and so does onReply.
-	pr.stop = context.AfterFunc(ctx, func() {
-		if c.take(seq) != nil {
-			reply(nil, context.Cause(ctx))
-		}
-	})
+	// The request's key, its sequence number, is known only once it is
+	// written, and its reply may come first: onReply keeps such replies
+	// while writes are in flight.
+	c.writing++
 	c.mu.Unlock()
-	out, err := AppendCyclone(make([]byte, 0, len(payload)+cycloneHeaderSize), payload, CycloneHeader{ClientID: c.id, Seq: seq})
+	si, err := c.rq.WriteRelated(ctx, payload, dds.SampleIdentity{Writer: c.ident.ReplyReader, SN: dds.SNUnknown})
+	c.mu.Lock()
+	c.writing--
+	early, isEarly := c.early[si.SN]
+	delete(c.early, si.SN)
+	if c.writing == 0 {
+		clear(c.early)
+	}
+	if err != nil || c.closed {
+		c.mu.Unlock()
+		if err == nil {
+			err = ErrClosed
+		}
+		return nil, err
+	}
+	if isEarly {
+		c.mu.Unlock()
+		go reply(early.body, early.err)
+		return func() {}, nil
+	}
+	return c.pendLocked(ctx, pendingKey{n: si.SN}, reply), nil
+}
+
+// sendHeader sends a request in rmw_cyclonedds's form.
+func (c *client) sendHeader(ctx context.Context, payload []byte, reply func([]byte, error)) (func(), error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, ErrClosed
+	}
+	c.seq++
+	h := CycloneHeader{ClientID: c.id, Seq: c.seq}
+	key := pendingKey{header: true, n: c.seq}
+	cancel := c.pendLocked(ctx, key, reply)
+	out, err := AppendCyclone(make([]byte, 0, len(payload)+cycloneHeaderSize), payload, h)
 	if err == nil {
 		err = c.rq.Write(ctx, out)
 	}
 	if err != nil {
-		if c.take(seq) != nil {
+		if pr := c.take(key); pr != nil {
 			pr.stop()
 		}
 		return nil, err
 	}
-	return func() {
-		if c.take(seq) != nil {
-			pr.stop()
-		}
-	}, nil
+	return cancel, nil
 }
 
-// take removes and returns the pending request seq, nil if it is gone.
-func (c *client) take(seq int64) *pendingRequest {
+// pendLocked records a request in flight and releases c.mu. It returns the
+// request's cancel function.
+func (c *client) pendLocked(ctx context.Context, key pendingKey, reply func([]byte, error)) func() {
+	pr := &pendingRequest{reply: reply}
+	c.pending[key] = pr
+	// Set under c.mu, which the function takes first: it sees pr.stop set,
+	// and so does onReply.
+	pr.stop = context.AfterFunc(ctx, func() {
+		if c.take(key) != nil {
+			reply(nil, context.Cause(ctx))
+		}
+	})
+	c.mu.Unlock()
+	return func() {
+		if c.take(key) != nil {
+			pr.stop()
+		}
+	}
+}
+
+// take removes and returns the pending request key, nil if it is gone.
+func (c *client) take(key pendingKey) *pendingRequest {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	pr := c.pending[seq]
-	delete(c.pending, seq)
+	pr := c.pending[key]
+	delete(c.pending, key)
 	return pr
 }
 
-// onReply delivers a reply to its request.
+// onReply delivers a reply to its request: by its inline sample identity
+// when it has one, else by its Cyclone header.
 func (c *client) onReply(smp dds.Sample) {
-	h, body, err := CutCyclone(smp.Payload)
-	if err != nil {
-		c.n.s.droppedReplies.Add(1)
-		c.n.s.log.Debug("rmwdds: reply dropped", "writer", smp.Writer, "err", err)
+	var key pendingKey
+	body := smp.Payload
+	c.mu.Lock()
+	ident, id := c.ident, c.id
+	c.mu.Unlock()
+	if !smp.Related.IsZero() {
+		sn, ok := ident.Accept(SampleIdentity{GUID: smp.Related.Writer, SN: smp.Related.SN})
+		if !ok {
+			return // another client's
+		}
+		key = pendingKey{n: sn}
+	} else {
+		h, b, err := CutCyclone(smp.Payload)
+		if err != nil {
+			c.n.s.droppedReplies.Add(1)
+			c.n.s.log.Debug("rmwdds: reply dropped", "writer", smp.Writer, "err", err)
+			return
+		}
+		if h.ClientID != id {
+			return // another client's
+		}
+		key, body = pendingKey{header: true, n: h.Seq}, b
+	}
+	var rerr error
+	if err, ok := parseErrorReply(body); ok {
+		if v, known := c.n.s.vendorOf(smp.Writer); known && v == vendorAfor {
+			body, rerr = nil, err
+		}
+	}
+	c.mu.Lock()
+	pr := c.pending[key]
+	delete(c.pending, key)
+	if pr == nil && !key.header && c.writing > 0 && len(c.early) < maxEarlyReplies {
+		// The reply to a request whose write has not returned yet.
+		if c.early == nil {
+			c.early = make(map[int64]earlyReply)
+		}
+		c.early[key.n] = earlyReply{body: body, err: rerr}
+		c.mu.Unlock()
 		return
 	}
-	if h.ClientID != c.id {
-		return // another client's
-	}
-	pr := c.take(h.Seq)
+	c.mu.Unlock()
 	if pr == nil {
 		c.n.s.droppedReplies.Add(1)
 		return
 	}
 	pr.stop()
-	pr.reply(body, nil)
+	pr.reply(body, rerr)
 }
 
 // WaitReady waits until a service's request reader and reply writer are
@@ -260,7 +399,7 @@ func (c *client) Close() error {
 		c.mu.Lock()
 		c.closed = true
 		pending := c.pending
-		c.pending = make(map[int64]*pendingRequest)
+		c.pending = make(map[pendingKey]*pendingRequest)
 		c.mu.Unlock()
 		// Taken out of the map, they get no other reply: a ctx watch
 		// that already fired finds nothing to answer.

@@ -4,27 +4,20 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"os"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/afor-go/afor"
 	"github.com/afor-go/afor/ros/internal/rmw"
 	"github.com/afor-go/afor/transport/dds"
 )
 
-// participantPoll is how often the session compares the participants
-// transport/dds knows with those of the graph (transport/dds reports no
-// discovery events yet).
-const participantPoll = 250 * time.Millisecond
-
 // Config configures a Session.
 type Config struct {
-	// DDS configures the participant underneath. Its DomainID, when zero,
-	// is DomainID (and ROS_DOMAIN_ID is not read: package ros resolves
-	// it); its UserData defaults to "enclave=<Enclave>;" and its Logger to
-	// Logger.
+	// DDS configures the participant underneath. Its DomainID, when zero
+	// and not ExactDomain, is DomainID (and ROS_DOMAIN_ID is not read:
+	// package ros resolves it); its UserData defaults to
+	// "enclave=<Enclave>;" and its Logger to Logger.
 	DDS dds.Config
 	// DomainID is the ROS domain (ROS_DOMAIN_ID), 0 to 232.
 	DomainID int
@@ -40,10 +33,12 @@ type Stats struct {
 	// BadDiscoveryInfo counts ros_discovery_info samples that do not
 	// decode.
 	BadDiscoveryInfo uint64
-	// DroppedRequests counts requests that could not be read (no Cyclone
-	// header, or in Fast DDS's form, which needs inline QoS).
+	// DroppedRequests counts requests that could not be read (a Cyclone
+	// peer's request without its header).
 	DroppedRequests uint64
-	// DroppedReplies counts replies that could not be read.
+	// DroppedReplies counts replies that could not be read or matched to a
+	// request, and replies a server dropped because the client's reply
+	// reader did not match in time.
 	DroppedReplies uint64
 }
 
@@ -57,8 +52,7 @@ type Session struct {
 	graph   *afor.Sub[*rmw.Graph]
 	infoW   *dds.Writer
 	infoR   *dds.Reader
-	stop    chan struct{}
-	polled  sync.WaitGroup
+	unwatch func()
 
 	badInfo, droppedRequests, droppedReplies atomic.Uint64
 
@@ -66,8 +60,11 @@ type Session struct {
 	local   *LocalEntities
 	cache   *GraphCache
 	remotes map[dds.GUID][2]byte // participant → vendor
-	nodes   map[*node]struct{}
-	closed  bool
+	// requestReaders maps a request topic ("rq/…Request") to the vendors
+	// of the remote readers on it, for a client to pick its form.
+	requestReaders map[string]map[dds.GUID][2]byte
+	nodes          map[*node]struct{}
+	closed         bool
 
 	infoMu  sync.Mutex // serialises writeInfo
 	infoBuf []byte     // guarded by infoMu
@@ -87,20 +84,8 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		cfg.Enclave = "/"
 	}
 	dc := cfg.DDS
-	if dc.DomainID == 0 {
-		dc.DomainID = cfg.DomainID
-		// transport/dds reads a zero DomainID as "ROS_DOMAIN_ID, else 0":
-		// hide the variable so that DomainID 0 is domain 0.
-		getenv := dc.Getenv
-		if getenv == nil {
-			getenv = os.Getenv
-		}
-		dc.Getenv = func(k string) string {
-			if k == "ROS_DOMAIN_ID" {
-				return ""
-			}
-			return getenv(k)
-		}
+	if dc.DomainID == 0 && !dc.ExactDomain {
+		dc.DomainID, dc.ExactDomain = cfg.DomainID, true
 	}
 	if dc.UserData == nil {
 		dc.UserData = EnclaveUserData(cfg.Enclave)
@@ -114,28 +99,26 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	}
 	s := &Session{
 		p: p, log: log, enclave: cfg.Enclave,
-		graph:   afor.NewSub[*rmw.Graph](),
-		stop:    make(chan struct{}),
-		local:   NewLocalEntities(p.GUID()),
-		cache:   NewGraphCache(),
-		remotes: make(map[dds.GUID][2]byte),
-		nodes:   make(map[*node]struct{}),
+		graph:          afor.NewSub[*rmw.Graph](),
+		local:          NewLocalEntities(p.GUID()),
+		cache:          NewGraphCache(),
+		remotes:        make(map[dds.GUID][2]byte),
+		requestReaders: make(map[string]map[dds.GUID][2]byte),
+		nodes:          make(map[*node]struct{}),
 	}
 	s.cache.AddParticipant(p.GUID(), dc.UserData)
 	if s.infoW, err = dds.NewWriter(p, DiscoveryInfoTopic(), DiscoveryInfoWriterQoS()); err == nil {
-		s.infoR, err = dds.NewReader(p, DiscoveryInfoTopic(), DiscoveryInfoReaderQoS())
+		s.infoR, err = dds.NewReaderFunc(p, DiscoveryInfoTopic(), DiscoveryInfoReaderQoS(), s.onInfo)
 	}
 	if err != nil {
 		_ = p.Close()
 		return nil, err
 	}
-	s.infoR.Sub().OnInput(s.onInfo)
 	s.mu.Lock()
 	s.changedLocked()
 	s.mu.Unlock()
 	s.writeInfo()
-	s.polled.Add(1)
-	go s.poll()
+	s.unwatch = p.WatchDiscovery(s.onDiscovery)
 	return s, nil
 }
 
@@ -169,47 +152,6 @@ func (s *Session) onInfo(smp dds.Sample) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.closed && s.cache.UpdateInfo(info) {
-		s.graph.Input(s.cache.Graph())
-	}
-}
-
-// poll follows the participants transport/dds discovers and loses.
-func (s *Session) poll() {
-	defer s.polled.Done()
-	t := time.NewTicker(participantPoll)
-	defer t.Stop()
-	for {
-		s.syncParticipants()
-		select {
-		case <-s.stop:
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// syncParticipants updates the graph with the participants known now.
-func (s *Session) syncParticipants() {
-	now := s.p.Participants()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return
-	}
-	changed := false
-	seen := make(map[dds.GUID]bool, len(now))
-	for _, rp := range now {
-		seen[rp.GUID] = true
-		s.remotes[rp.GUID] = rp.Vendor
-		changed = s.cache.AddParticipant(rp.GUID, rp.UserData) || changed
-	}
-	for g := range s.remotes {
-		if !seen[g] {
-			delete(s.remotes, g)
-			changed = s.cache.RemoveParticipant(g) || changed
-		}
-	}
-	if changed {
 		s.graph.Input(s.cache.Graph())
 	}
 }
@@ -324,8 +266,7 @@ func (s *Session) Close() error {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
-	close(s.stop)
-	s.polled.Wait()
+	s.unwatch()
 	err := s.p.Close()
 	s.graph.CloseWithError(ErrClosed)
 	return err

@@ -37,6 +37,19 @@ func (Fibonacci) FeedbackCodec() cdr.MessageCodec[FibonacciFeedbackMessage, *Fib
 	return cdr.Codec[FibonacciFeedbackMessage]()
 }
 
+// ActionCodecs returns the codecs of the goals, results and feedback,
+// from which generic action code (package ros) infers their types.
+func (Fibonacci) ActionCodecs() (cdr.MessageCodec[FibonacciGoal, *FibonacciGoal], cdr.MessageCodec[FibonacciResult, *FibonacciResult], cdr.MessageCodec[FibonacciFeedback, *FibonacciFeedback]) {
+	return cdr.Codec[FibonacciGoal](), cdr.Codec[FibonacciResult](), cdr.Codec[FibonacciFeedback]()
+}
+
+// WireTypes returns the types that carry the action, in this order: the
+// SendGoal service, its request and response, the GetResult service, its
+// request and response, and the feedback message.
+func (Fibonacci) WireTypes() [7]cdr.Named {
+	return [7]cdr.Named{FibonacciSendGoal{}, FibonacciSendGoalRequest{}, FibonacciSendGoalResponse{}, FibonacciGetResult{}, FibonacciGetResultRequest{}, FibonacciGetResultResponse{}, FibonacciFeedbackMessage{}}
+}
+
 // FibonacciGetResult is the ROS 2 service example_interfaces/action/Fibonacci_GetResult.
 // Requests are FibonacciGetResultRequest, responses FibonacciGetResultResponse.
 type FibonacciGetResult struct{}

@@ -1,0 +1,105 @@
+package dds
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/afor-go/afor"
+)
+
+// TestBatchBurst writes a burst of samples from a writer that never counts
+// as idle: they travel several to a datagram, and every one arrives, in
+// order, best-effort and reliable.
+func TestBatchBurst(t *testing.T) {
+	for _, q := range []QoS{{History: KeepAll}, {Reliability: BestEffort, History: KeepAll}} {
+		t.Run(fmt.Sprint(q.Reliability), func(t *testing.T) {
+			const n = 300
+			d := nextDomain()
+			a := newTestParticipant(t, Config{DomainID: d, Range: RangeLocalhost, directGap: time.Hour})
+			b := newTestParticipant(t, Config{DomainID: d, Range: RangeLocalhost})
+			ctx := waitCtx(t)
+			r, err := NewReader(b, chatter, q, afor.WithDefaultQueueSize(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			w, err := NewWriter(a, chatter, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			if err := w.WaitMatched(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.WaitMatched(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
+			l := r.Sub().Listener(ctx, afor.Fresh(), afor.QueueSize(0))
+			defer l.Stop()
+			sent0 := a.Stats().Sent
+			for i := range n {
+				if err := w.Write(ctx, cdrString(fmt.Sprint("hello ", i))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i := range n {
+				s, err := l.Next(ctx)
+				if err != nil {
+					t.Fatalf("sample %d: %v", i, err)
+				}
+				if got, ok := cdrStringDecode(s.Payload); !ok || got != fmt.Sprint("hello ", i) {
+					t.Fatalf("sample %d: got %q", i, got)
+				}
+			}
+			// Every datagram a sent since: the data, SPDP announcements,
+			// heartbeats and answers to acknacks. Without batching the
+			// data alone would take n.
+			if sent := a.Stats().Sent - sent0; sent >= n/2 {
+				t.Errorf("%d datagrams for %d samples: not batched", sent, n)
+			}
+		})
+	}
+}
+
+// TestBatchLoneSampleDirect checks that a sample written while the writer
+// is idle leaves at once, without the flusher: it is in flight before
+// Write returns.
+func TestBatchLoneSampleDirect(t *testing.T) {
+	a, b := localhostPair(t)
+	ctx := waitCtx(t)
+	r, err := NewReader(b, chatter, QoS{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	w, err := NewWriter(a, chatter, QoS{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.WaitMatched(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WaitMatched(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		w.mu.Lock()
+		w.lastSend = time.Time{} // idle: the last send is long past
+		w.mu.Unlock()
+		sent0 := a.Stats().Sent
+		if err := w.Write(ctx, cdrString(fmt.Sprint("lone ", i))); err != nil {
+			t.Fatal(err)
+		}
+		if a.Stats().Sent == sent0 {
+			t.Fatalf("write %d: nothing sent before Write returned", i)
+		}
+		w.mu.Lock()
+		pending := w.proxies[0].batch.n
+		w.mu.Unlock()
+		if pending != 0 {
+			t.Fatalf("write %d: %d samples left pending", i, pending)
+		}
+	}
+}
