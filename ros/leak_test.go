@@ -1,10 +1,21 @@
 package ros_test
 
 import (
+	"os"
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/afor-go/afor/internal/netns"
 )
 
-// TestMain fails the package's tests if they leave goroutines behind.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain runs the tests in a loopback-only network namespace (see package
+// netns), where the DDS middleware and its rclpy peers on Fast DDS reach
+// each other over 127.0.0.1 only, and fails them if they leave goroutines
+// behind.
+func TestMain(m *testing.M) {
+	if code, done := netns.Exec(); done {
+		os.Exit(code)
+	}
+	goleak.VerifyTestMain(m)
+}

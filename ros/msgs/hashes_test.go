@@ -15,18 +15,23 @@ import (
 	"github.com/afor-go/afor/ros/msgs/example_interfaces"
 	"github.com/afor-go/afor/ros/msgs/geometry_msgs"
 	"github.com/afor-go/afor/ros/msgs/nav_msgs"
+	"github.com/afor-go/afor/ros/msgs/rcl_interfaces"
+	"github.com/afor-go/afor/ros/msgs/rmw_dds_common"
+	"github.com/afor-go/afor/ros/msgs/rosgraph_msgs"
 	"github.com/afor-go/afor/ros/msgs/sensor_msgs"
 	"github.com/afor-go/afor/ros/msgs/service_msgs"
 	"github.com/afor-go/afor/ros/msgs/std_msgs"
 	"github.com/afor-go/afor/ros/msgs/std_srvs"
+	"github.com/afor-go/afor/ros/msgs/test_msgs"
 	"github.com/afor-go/afor/ros/msgs/unique_identifier_msgs"
 )
 
 func allTypes() []cdr.Named {
 	var all []cdr.Named
 	for _, f := range []func() []cdr.Named{action_msgs.Types, builtin_interfaces.Types, example_interfaces.Types,
-		geometry_msgs.Types, nav_msgs.Types, sensor_msgs.Types, service_msgs.Types, std_msgs.Types,
-		std_srvs.Types, unique_identifier_msgs.Types} {
+		geometry_msgs.Types, nav_msgs.Types, rcl_interfaces.Types, rmw_dds_common.Types, rosgraph_msgs.Types,
+		sensor_msgs.Types, service_msgs.Types, std_msgs.Types, std_srvs.Types, test_msgs.Types,
+		unique_identifier_msgs.Types} {
 		all = append(all, f()...)
 	}
 	return all

@@ -162,14 +162,12 @@ func (r *Reader) accept(wp *writerProxy, s *inSample) {
 		}
 		return
 	}
-	if wp.next == 0 && !wp.hbSeen && r.qos.Durability == Volatile {
-		// A volatile reader wants nothing written before it matched:
-		// the first sample heard from a writer whose HEARTBEAT has not
-		// come starts its sequence, as Fast DDS's readers do. Else it
-		// would wait for the writer's periodic HEARTBEAT (3 s in Fast
-		// DDS) when the one the writer sent on matching us arrived
-		// before we matched it.
-		wp.next = s.sn
+	if wp.next == 0 && s.sn == 1 {
+		// Nothing comes before a writer's first sample: deliver it now,
+		// not at the writer's first HEARTBEAT we hear, which can be its
+		// periodic one (3 s in Fast DDS) when the one it sent on
+		// matching us arrived before we had matched it.
+		wp.next = 1
 	}
 	if wp.next != 0 && s.sn < wp.next {
 		return

@@ -12,6 +12,7 @@ import (
 	"github.com/afor-go/afor/ros/msgs/geometry_msgs"
 	"github.com/afor-go/afor/ros/msgs/sensor_msgs"
 	"github.com/afor-go/afor/ros/msgs/std_msgs"
+	"github.com/afor-go/afor/ros/msgs/test_msgs"
 	"github.com/afor-go/afor/transport/dds"
 )
 
@@ -64,7 +65,9 @@ func caseOf[T any, PT interface {
 // on Fast DDS, which echoes them back: a nested message with a sequence of
 // structs (geometry_msgs/PoseArray), one with string and float64 sequences
 // (sensor_msgs/JointState), a 0.9 MB sensor_msgs/Image (fragmented both
-// ways), and a std_msgs/String with the sensor-data QoS (best effort); a
+// ways), a std_msgs/String with the sensor-data QoS (best effort), and
+// test_msgs' BoundedSequences, UnboundedSequences, Arrays and Nested
+// (every primitive, in sequences, arrays and structs); a
 // RELIABLE Go reader of rclpy's BEST_EFFORT writer is reported
 // incompatible (RELIABILITY).
 func TestInteropRclpyTypes(t *testing.T) {
@@ -77,6 +80,9 @@ func TestInteropRclpyTypes(t *testing.T) {
 	for i := range img.Data {
 		img.Data[i] = byte(i * 7)
 	}
+	basic := test_msgs.BasicTypes{BoolValue: true, ByteValue: 0xfe, CharValue: 'x', Float32Value: -0.5, Float64Value: 1e300,
+		Int8Value: -7, Uint8Value: 200, Int16Value: -300, Uint16Value: 60000, Int32Value: -70000, Uint32Value: 4e9,
+		Int64Value: -1 << 40, Uint64Value: 1 << 63}
 	cases := []echoCase{
 		caseOf(t, "pose", geometry_msgs.PoseArray{Header: stamp, Poses: []geometry_msgs.Pose{
 			{Position: geometry_msgs.Point{X: 1, Y: 2, Z: 3}, Orientation: geometry_msgs.Quaternion{W: 1}},
@@ -86,6 +92,20 @@ func TestInteropRclpyTypes(t *testing.T) {
 			Position: []float64{0.1, 0.2, 0.3}, Velocity: []float64{1, 2, 3}, Effort: []float64{}}, qosDefault),
 		caseOf(t, "image", img, qosDefault),
 		caseOf(t, "sensor", std_msgs.String{Data: "best effort"}, sensor),
+		caseOf(t, "bounded", test_msgs.BoundedSequences{BoolValues: []bool{true, false}, ByteValues: []byte{0xff},
+			Int8Values: []int8{-128, 127}, Uint16Values: []uint16{65535}, Int32Values: []int32{-1, 2, 3},
+			Float32Values: []float32{1.5}, Float64Values: []float64{-2.25, 0}, Int64Values: []int64{-1 << 63},
+			Uint64Values: []uint64{1<<64 - 1}, StringValues: []string{"", "bounded"},
+			BasicTypesValues: []test_msgs.BasicTypes{basic}, DefaultsValues: []test_msgs.Defaults{{Int8Value: -50}},
+			Int16ValuesDefault: []int16{0, 32767, -32768}, StringValuesDefault: []string{"", "max value", "min value"},
+			AlignmentCheck: 7}, qosDefault),
+		caseOf(t, "unbounded", test_msgs.UnboundedSequences{CharValues: []uint8{'a', 'b'}, Uint32Values: []uint32{1, 1 << 31},
+			StringValues: []string{"one", "two", "three", "four"}, BasicTypesValues: []test_msgs.BasicTypes{basic, {}, basic},
+			AlignmentCheck: -3}, qosDefault),
+		caseOf(t, "arrays", test_msgs.Arrays{BoolValues: [3]bool{true, false, true}, Float64Values: [3]float64{1, -1, 0.5},
+			Int8Values: [3]int8{-1, 0, 1}, StringValues: [3]string{"a", "", "ccc"},
+			BasicTypesValues: [3]test_msgs.BasicTypes{basic, {}, basic}, AlignmentCheck: 9}, qosDefault),
+		caseOf(t, "nested", test_msgs.Nested{BasicTypesValue: basic}, qosDefault),
 	}
 
 	s, err := Open(ctx, Config{DomainID: d, DDS: dds.Config{Range: dds.RangeSubnet, Getenv: func(string) string { return "" }}})
@@ -124,7 +144,7 @@ func TestInteropRclpyTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	events := startRclpy(t, ctx, "rclpy_echo_peer.py", d, "std_msgs.msg", "sensor_msgs.msg", "geometry_msgs.msg")
+	events := startRclpy(t, ctx, "rclpy_echo_peer.py", d, "std_msgs.msg", "sensor_msgs.msg", "geometry_msgs.msg", "test_msgs.msg")
 
 	pending := map[string]bool{}
 	for _, c := range cases {

@@ -5,7 +5,9 @@ Node /py/pyecho: for each topic /go_<name> it subscribes to, it publishes
 every message it receives, unchanged, on /py_<name>: pose
 (geometry_msgs/PoseArray), joints (sensor_msgs/JointState), image
 (sensor_msgs/Image), all RELIABLE KEEP_LAST 10, and sensor
-(std_msgs/String) with the sensor-data profile (BEST_EFFORT KEEP_LAST 5).
+(std_msgs/String) with the sensor-data profile (BEST_EFFORT KEEP_LAST 5),
+bounded, unbounded, arrays and nested (test_msgs/BoundedSequences,
+UnboundedSequences, Arrays, Nested), RELIABLE KEEP_LAST 10.
 Prints {"ev": "ready"} and {"ev": "got", "data": name} per message, one
 JSON line each; exits when stdin closes. Run with
 RMW_IMPLEMENTATION=rmw_fastrtps_cpp, FASTDDS_BUILTIN_TRANSPORTS=UDPv4 and
@@ -22,6 +24,7 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import Image, JointState
 from std_msgs.msg import String
+from test_msgs.msg import Arrays, BoundedSequences, Nested, UnboundedSequences
 
 
 def emit(**kw):
@@ -33,7 +36,8 @@ def main():
     rclpy.init()
     node = rclpy.create_node("pyecho", namespace="/py")
     for name, typ, qos in (("pose", PoseArray, 10), ("joints", JointState, 10), ("image", Image, 10),
-                           ("sensor", String, qos_profile_sensor_data)):
+                           ("sensor", String, qos_profile_sensor_data), ("bounded", BoundedSequences, 10),
+                           ("unbounded", UnboundedSequences, 10), ("arrays", Arrays, 10), ("nested", Nested, 10)):
         pub = node.create_publisher(typ, "/py_" + name, qos)
 
         def echo(m, pub=pub, name=name):
