@@ -67,6 +67,13 @@
 // requested with NACK_FRAG, and reassembly is bounded in size
 // (Config.MaxSampleSize, four times that in total) and time (10 s).
 //
+// A sample written while its writer is idle goes out at once; samples
+// written while a send is in progress are packed, per reader, into one
+// datagram (INFO_DST, then INFO_TS and DATA per sample, one HEARTBEAT, at
+// most 14,720 bytes) that a per-participant flusher sends, as Cyclone
+// batches. Samples with inline QoS, fragmented samples and the builtin
+// endpoints' samples always go alone.
+//
 // Each socket has one receive goroutine that parses datagrams in place and
 // hands submessages to the endpoints; one more goroutine per participant
 // runs the timers. Malformed datagrams are dropped and counted
@@ -99,7 +106,6 @@
 //     multicast is used for SPDP alone.
 //   - UDPv6, TCP and shared-memory transports; DDS Security; content
 //     filters; the optional SEDP topics endpoints.
-//   - Batching of several samples in one datagram (each sample is one
-//     datagram per reader) and adaptive pacing of large samples: a reader
-//     that loses fragments gets them again through NACK_FRAG.
+//   - Adaptive pacing of large samples: a reader that loses fragments
+//     gets them again through NACK_FRAG.
 package dds
