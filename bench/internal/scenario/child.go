@@ -198,18 +198,26 @@ func startChild(ctx context.Context, cfg childConfig) (stop func() error, err er
 // stop closes its input, waits for it to exit (killing it after
 // childTimeout) and reports its failure with the end of its stderr.
 func startReady(ctx context.Context, cmd *exec.Cmd, what string) (stop func() error, err error) {
+	stop, _, err = startReadyArg(ctx, cmd, what)
+	return stop, err
+}
+
+// startReadyArg is startReady for a process whose line is "ready ARG" (the
+// endpoint or port it listens on, the system having chosen the port):
+// it also returns ARG.
+func startReadyArg(ctx context.Context, cmd *exec.Cmd, what string) (stop func() error, arg string, err error) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	wait := func() error {
 		exited := make(chan error, 1)
@@ -225,11 +233,14 @@ func startReady(ctx context.Context, cmd *exec.Cmd, what string) (stop func() er
 		}
 	}
 	line := make(chan error, 1)
+	var said string // written before line is sent on
 	go func() {
 		l, err := bufio.NewReader(stdout).ReadString('\n')
-		if err == nil && strings.TrimSpace(l) != childReady {
+		word, rest, _ := strings.Cut(strings.TrimSpace(l), " ")
+		if err == nil && word != childReady {
 			err = fmt.Errorf("said %q", l)
 		}
+		said = rest
 		line <- err
 	}()
 	// fail kills the process and reaps it; lineRead says whether the
@@ -248,12 +259,12 @@ func startReady(ctx context.Context, cmd *exec.Cmd, what string) (stop func() er
 	select {
 	case err := <-line:
 		if err != nil {
-			return nil, fail(err, true)
+			return nil, "", fail(err, true)
 		}
 	case <-timer.C:
-		return nil, fail(errors.New("not ready in time"), false)
+		return nil, "", fail(errors.New("not ready in time"), false)
 	case <-ctx.Done():
-		return nil, fail(ctx.Err(), false)
+		return nil, "", fail(ctx.Err(), false)
 	}
 	return func() error {
 		_ = stdin.Close()
@@ -261,7 +272,7 @@ func startReady(ctx context.Context, cmd *exec.Cmd, what string) (stop func() er
 			return fmt.Errorf("%s: %w: %s", what, err, lastLines(stderr.String(), 5))
 		}
 		return nil
-	}, nil
+	}, said, nil
 }
 
 // ZenohProc is the pure-Go Zenoh transport between this process and a

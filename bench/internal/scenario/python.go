@@ -6,7 +6,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -82,13 +81,9 @@ func RunEchoPython(ctx context.Context, python string, mode PythonMode, d, warmu
 	args := []string{"-c", pyEcho, string(mode), secs(d), secs(warmup)}
 	if mode == PythonZenohProc {
 		r.Note = "Python afor on uvloop, ASCII counters, two processes"
-		port, err := freePort()
-		if err != nil {
-			r.Error, r.Failed = err.Error(), 1
-			return r, nil
-		}
-		world := exec.Command(python, "-c", pyEcho, "world", "0", "0", port)
-		stop, err := startReady(ctx, world, "python world side")
+		// The world side listens on port 0 and says which port it got.
+		world := exec.Command(python, "-c", pyEcho, "world", "0", "0", "0")
+		stop, port, err := startReadyArg(ctx, world, "python world side")
 		if err != nil {
 			r.Error, r.Failed = err.Error(), 1
 			return r, nil
@@ -121,17 +116,6 @@ func RunEchoPython(ctx context.Context, python string, mode PythonMode, d, warmu
 		r.Note += "; cpu: the hello process only"
 	}
 	return r, rep
-}
-
-// freePort returns a TCP port on 127.0.0.1 that was free a moment ago, for
-// a peer that cannot report the port it was given (zenoh-python).
-func freePort() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port), nil
 }
 
 func lastLines(s string, n int) string {

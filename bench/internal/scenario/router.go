@@ -34,13 +34,9 @@ func startRouter(ctx context.Context, python string) (*router, error) {
 	if python == "" {
 		return nil, errors.Join(ErrUnsupported, errors.New("no Python interpreter for the Rust router"))
 	}
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	ep := "tcp/127.0.0.1:" + port
-	cmd := exec.Command(python, "-c", pyRouter, ep)
-	stop, err := startReady(ctx, cmd, "rust router")
+	// The router listens on port 0 and says which port it got.
+	cmd := exec.Command(python, "-c", pyRouter, "tcp/127.0.0.1:0")
+	stop, ep, err := startReadyArg(ctx, cmd, "rust router")
 	if err != nil {
 		return nil, err
 	}

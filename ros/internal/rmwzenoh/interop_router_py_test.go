@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
-	"net"
 	"os/exec"
 	"slices"
 	"testing"
@@ -22,13 +21,8 @@ import (
 func startRouter(t *testing.T, args ...string) string {
 	t.Helper()
 	py := peers.Python(t, "zenoh")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ep := "tcp/" + ln.Addr().String()
-	_ = ln.Close()
-	cmd := exec.Command(py, append([]string{"testdata/zenoh_router.py", "--listen", ep}, args...)...)
+	// The router listens on port 0 and says which port it got.
+	cmd := exec.Command(py, append([]string{"testdata/zenoh_router.py", "--listen", "tcp/127.0.0.1:0"}, args...)...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -41,14 +35,14 @@ func startRouter(t *testing.T, args ...string) string {
 		t.Fatal(err)
 	}
 	exited := make(chan struct{})
-	ready := make(chan bool, 1)
+	ready := make(chan string, 1)
 	go func() {
 		defer close(exited)
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			var ev struct{ Ev string }
+			var ev struct{ Ev, Endpoint string }
 			if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Ev == "ready" {
-				ready <- true
+				ready <- ev.Endpoint
 			}
 		}
 		_, _ = io.Copy(io.Discard, stdout)
@@ -64,13 +58,14 @@ func startRouter(t *testing.T, args ...string) string {
 		_ = cmd.Wait()
 	})
 	select {
-	case <-ready:
+	case ep := <-ready:
+		return ep
 	case <-exited:
 		t.Fatal("router exited before it was ready")
 	case <-time.After(20 * time.Second):
 		t.Fatal("router not ready")
 	}
-	return ep
+	return ""
 }
 
 // Two Go rmw_zenoh sessions, clients of a Rust router: pub/sub, a service

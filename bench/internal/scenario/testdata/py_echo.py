@@ -10,7 +10,8 @@ Usage: python py_echo.py MODE DURATION_S WARMUP_S [PORT]
                session (no scouting, listening on 127.0.0.1 only); payloads are
                ASCII decimal counters, as in the library's benchmark.
   MODE world:  the world half alone, in its own process: listens on
-               tcp/127.0.0.1:PORT, prints "ready", answers until stdin closes.
+               tcp/127.0.0.1:PORT (0: the system picks), prints "ready PORT",
+               answers until stdin closes.
   MODE hello:  the hello half alone: connects to tcp/127.0.0.1:PORT, seeds the
                echo and measures (the library's --hello/--world split).
 
@@ -21,6 +22,7 @@ Prints one JSON object on stdout: hops, seconds, cpu_seconds and versions.
 
 import asyncio
 import json
+import os
 import sys
 import time
 from importlib import metadata
@@ -128,6 +130,28 @@ def _isolated_config(port, listen):
     return conf
 
 
+def bound_port(port: int) -> int:
+    """Returns port, or when it is 0 the TCP port this process listens on,
+    read from /proc (the Python API does not tell it)."""
+    if port != 0:
+        return port
+    inodes = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink("/proc/self/fd/" + fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[len("socket:["):-1])
+    for path in ("/proc/self/net/tcp", "/proc/self/net/tcp6"):
+        with open(path) as f:
+            for line in f.readlines()[1:]:
+                fields = line.split()
+                if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
+                    return int(fields[1].rsplit(":", 1)[1], 16)
+    raise SystemExit("no listening socket found")
+
+
 async def world(port):
     import threading
 
@@ -150,7 +174,7 @@ async def world(port):
                 pub_world.put(str(int(sample.payload.to_bytes()) + 1).encode())
 
         task = asyncio.create_task(answer(hello.listen_reliable()))
-        print("ready", flush=True)
+        print("ready", bound_port(port), flush=True)
         await stdin_closed.wait()
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)

@@ -5,15 +5,40 @@ Usage: zenoh_router.py --listen EP [--rmw]
 
 Multicast scouting is off. With --rmw, the router is configured as
 rmw_zenohd's default config does: gossip on, and no failover brokering, so
-that peers exchange data only over their direct links. Prints {"ev": "ready", "zid": ...} once the
-router listens, and exits when stdin closes.
+that peers exchange data only over their direct links. Prints {"ev": "ready", "zid": ...,
+"endpoint": ...} once the router listens (the endpoint with the port the system chose when EP's
+port is 0), and exits when stdin closes.
 """
 
 import argparse
 import json
+import os
 import sys
 
 import zenoh
+
+
+def bound_endpoint(ep):
+    """Returns ep with port 0 replaced by the port this process listens on
+    (read from /proc: the Python API does not tell it)."""
+    host, port = ep[len("tcp/"):].rsplit(":", 1)
+    if port != "0":
+        return ep
+    inodes = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink("/proc/self/fd/" + fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[len("socket:["):-1])
+    for path in ("/proc/self/net/tcp", "/proc/self/net/tcp6"):
+        with open(path) as f:
+            for line in f.readlines()[1:]:
+                fields = line.split()
+                if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
+                    return "tcp/%s:%d" % (host, int(fields[1].rsplit(":", 1)[1], 16))
+    raise SystemExit("zenoh_router.py: no listening socket found for " + ep)
 
 
 def main():
@@ -30,7 +55,8 @@ def main():
         conf.insert_json5("scouting/gossip/enabled", "true")
         conf.insert_json5("routing/router/peers_failover_brokering", "false")
     session = zenoh.open(conf)
-    sys.stdout.write(json.dumps({"ev": "ready", "zid": str(session.info.zid())}) + "\n")
+    ready = {"ev": "ready", "zid": str(session.info.zid()), "endpoint": bound_endpoint(args.listen)}
+    sys.stdout.write(json.dumps(ready) + "\n")
     sys.stdout.flush()
     sys.stdin.read()
     session.close()
