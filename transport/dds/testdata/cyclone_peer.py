@@ -46,6 +46,11 @@ def main():
         matched[0] = status.current_count
         pc.emit("matched", count=status.current_count)
 
+    def on_relay_matched(side):
+        def f(_entity, status):
+            pc.emit("matched", count=status.current_count, side=side)
+        return f
+
     def on_incompatible(side):
         def f(_entity, status):
             pc.emit("incompatible", side=side,
@@ -54,7 +59,9 @@ def main():
 
     dp = DomainParticipant(args.domain)
     topic = Topic(dp, args.topic, String_)
-    if args.role == "writer":
+    if args.role == "relay":
+        relay(args, dp, topic, stop, on_relay_matched)
+    elif args.role == "writer":
         listener = Listener(on_publication_matched=on_matched,
                             on_offered_incompatible_qos=on_incompatible("offered"))
         writer = DataWriter(dp, topic, qos=qos(args), listener=listener)
@@ -87,6 +94,22 @@ def main():
                 got += 1
         if args.count and got >= args.count:
             pc.emit("done", count=got)
+
+
+def relay(args, dp, topic, stop, on_matched):
+    """Writes every sample read on topic to --out-topic, unchanged."""
+    out = Topic(dp, args.out_topic, String_)
+    writer = DataWriter(dp, out, qos=qos(args), listener=Listener(on_publication_matched=on_matched("writer")))
+    reader = DataReader(dp, topic, qos=qos(args), listener=Listener(on_subscription_matched=on_matched("reader")))
+    cond = ReadCondition(reader, SampleState.Any | ViewState.Any | InstanceState.Any)
+    ws = WaitSet(dp)
+    ws.attach(cond)
+    pc.emit("ready")
+    while not stop.is_set():
+        ws.wait(duration(milliseconds=100))
+        for s in reader.take(N=64):
+            if s.sample_info.valid_data:
+                writer.write(String_(data=s.data))
 
 
 if __name__ == "__main__":

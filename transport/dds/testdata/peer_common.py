@@ -3,19 +3,22 @@
 Imported by cyclone_peer.py and rclpy_peer.py (run from testdata/); the C
 peer (cpeer/) and transport/dds/internal/ddspeer follow the same contract:
 
-Arguments: --role writer|reader, --topic (DDS name, default rt/chatter),
+Arguments: --role writer|reader|relay, --topic (DDS name, default rt/chatter),
 --reliability reliable|best-effort, --durability volatile|transient-local,
 --depth N (KEEP_LAST N; 0 means KEEP_ALL), --count N (writer: samples to
 write, 0 = until stdin ends; reader: exit after N samples, 0 = never),
 --period seconds between writes, --size N (pad every payload to N bytes),
 --domain N, --wait-match N (writer: wait for N matched readers before the
-first write), --wait-go (writer: then wait for a line on stdin, "go").
+first write), --wait-go (writer: then wait for a line on stdin, "go"),
+--out-topic (relay: the DDS topic it writes every sample of --topic to,
+unchanged, with the same QoS).
 
 Payload of sample i (0, 1, 2...): "<i>:" followed by "x" up to --size bytes.
 
 Output, one JSON object a line on stdout, flushed at once:
   {"ev":"ready"}                              entities created
-  {"ev":"matched","count":C}                  matched endpoints now C
+  {"ev":"matched","count":C}                  matched endpoints now C (a
+                                              relay adds "side":"reader"|"writer")
   {"ev":"incompatible","side":"offered"|"requested","policy":"RELIABILITY"}
   {"ev":"sample","i":I,"len":L,"ok":true}     a reader got sample I, L bytes,
                                               its padding intact
@@ -46,7 +49,7 @@ POLICY_NAMES = {
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--role", choices=["writer", "reader"], required=True)
+    p.add_argument("--role", choices=["writer", "reader", "relay"], required=True)
     p.add_argument("--topic", default="rt/chatter")
     p.add_argument("--reliability", choices=["reliable", "best-effort"], default="reliable")
     p.add_argument("--durability", choices=["volatile", "transient-local"], default="volatile")
@@ -57,6 +60,7 @@ def parse_args(argv=None):
     p.add_argument("--domain", type=int, default=0)
     p.add_argument("--wait-match", type=int, default=0)
     p.add_argument("--wait-go", action="store_true")
+    p.add_argument("--out-topic", default="")
     return p.parse_args(argv)
 
 

@@ -1,6 +1,6 @@
 """DDS reference peer on rclpy with Fast DDS (rmw_fastrtps_cpp).
 
-A talker or listener of std_msgs/msg/String with the options and output
+A talker, listener or relay of std_msgs/msg/String with the options and output
 lines of peer_common.py; the DDS topic rt/<name> is the ROS topic /<name>.
 Run with RMW_IMPLEMENTATION=rmw_fastrtps_cpp, FASTDDS_BUILTIN_TRANSPORTS=UDPv4
 and ROS_DOMAIN_ID (which --domain overrides); driven by
@@ -51,7 +51,18 @@ def main():
     name = args.topic[len("rt/"):]
     finished = threading.Event()
 
-    if args.role == "writer":
+    if args.role == "relay":
+        if not args.out_topic.startswith("rt/"):
+            sys.exit(f"rclpy_peer: out topic {args.out_topic!r} is not a ROS topic (no rt/ prefix)")
+
+        def relay_matched(side):
+            return lambda info: pc.emit("matched", count=info.current_count, side=side)
+
+        out = node.create_publisher(String, args.out_topic[len("rt/"):], qos,
+                                    event_callbacks=PublisherEventCallbacks(matched=relay_matched("writer")))
+        node.create_subscription(String, name, out.publish, qos,
+                                 event_callbacks=SubscriptionEventCallbacks(matched=relay_matched("reader")))
+    elif args.role == "writer":
         pub = node.create_publisher(String, name, qos, event_callbacks=PublisherEventCallbacks(
             matched=on_matched, incompatible_qos=on_incompatible("offered")))
     else:

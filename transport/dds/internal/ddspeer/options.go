@@ -17,13 +17,17 @@ const TypeName = "std_msgs::msg::dds_::String_"
 // [Options.KeepAll] says otherwise.
 const DefaultDepth = 10
 
-// Role says whether a peer writes or reads.
+// Role says whether a peer writes, reads or relays.
 type Role string
 
 // The roles of a peer.
 const (
 	Writer Role = "writer"
 	Reader Role = "reader"
+	// Relay reads Topic and writes every sample, unchanged, to OutTopic
+	// with the same QoS. Its "matched" events carry Side "reader" or
+	// "writer". The Python peers relay; the C peer does not.
+	Relay Role = "relay"
 )
 
 // Options configures a peer. The zero value (but for Role) is a reliable,
@@ -33,6 +37,8 @@ type Options struct {
 	// Topic is the DDS topic name; empty means [DefaultTopic]. The rclpy
 	// peer needs a ROS topic: "rt/" followed by the ROS name.
 	Topic string
+	// OutTopic is the topic a [Relay] writes to.
+	OutTopic string
 	// BestEffort selects BEST_EFFORT reliability instead of RELIABLE.
 	BestEffort bool
 	// TransientLocal selects TRANSIENT_LOCAL durability instead of VOLATILE.
@@ -100,6 +106,9 @@ func (o Options) args() []string {
 	}
 	if o.WaitGo {
 		args = append(args, "--wait-go")
+	}
+	if o.OutTopic != "" {
+		args = append(args, "--out-topic", o.OutTopic)
 	}
 	return args
 }
