@@ -64,7 +64,7 @@ func AppendSequence[T Number](e *Encoder, s []T, bound int) {
 }
 
 // DecodeArray fills dst with len(dst) elements, as for a fixed array T[N]
-// (the caller passes arr[:]).
+// (the caller passes arr[:]). It always copies, in aliasing mode too.
 func DecodeArray[T Number](d *Decoder, dst []T) {
 	if len(dst) == 0 {
 		return
@@ -76,9 +76,17 @@ func DecodeArray[T Number](d *Decoder, dst []T) {
 		clear(dst)
 		return
 	}
+	fill(dst, b, d.be)
+}
+
+// fill copies the encoded elements in b (len(dst) of them, in the byte
+// order be) into dst.
+func fill[T Number](dst []T, b []byte, be bool) {
+	var z T
+	size := int(unsafe.Sizeof(z))
 	raw := rawBytes(dst)
 	copy(raw, b)
-	if size > 1 && d.be == nativeLittle {
+	if size > 1 && be == nativeLittle {
 		swap(raw, size)
 	}
 }
@@ -87,20 +95,30 @@ func DecodeArray[T Number](d *Decoder, dst []T) {
 // bound (0 means unbounded) and the remaining input before allocating. It
 // reuses dst's backing array when it is large enough, as encoding/json does,
 // and returns the result (nil for an empty sequence when dst is nil).
+//
+// A Decoder made with Options.Alias returns instead, where it can, a slice
+// of the input itself (length and capacity the element count, so that an
+// append reallocates rather than writing over the input): for byte-sized
+// elements always, for wider ones when the payload's byte order is the
+// host's and the first element's address is a multiple of its alignment.
+// Otherwise it copies as above. dst is then left alone.
 func DecodeSequence[T Number](d *Decoder, dst []T, bound int) []T {
 	var z T
 	size := int(unsafe.Sizeof(z))
 	n := d.Length(size, bound)
-	if d.err != nil {
+	if d.err != nil || n == 0 {
 		return dst[:0]
+	}
+	b := d.take(size, n*size)
+	if b == nil {
+		return dst[:0]
+	}
+	if v := aliased[T](d, b, n); v != nil {
+		return v
 	}
 	if size == 1 && cap(dst) < n {
 		// Bytes: let append allocate, which skips zeroing memory that the
 		// copy overwrites at once (make would clear it first).
-		b := d.take(1, n)
-		if b == nil {
-			return dst[:0]
-		}
 		return append(dst[:0], unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)...)
 	}
 	if cap(dst) >= n {
@@ -108,8 +126,23 @@ func DecodeSequence[T Number](d *Decoder, dst []T, bound int) []T {
 	} else {
 		dst = make([]T, n)
 	}
-	DecodeArray(d, dst)
+	fill(dst, b, d.be)
 	return dst
+}
+
+// aliased returns b, the encoding of n elements, viewed as a []T when d
+// aliases and the bytes can be used in place; nil otherwise.
+func aliased[T Number](d *Decoder, b []byte, n int) []T {
+	var z T
+	size := unsafe.Sizeof(z)
+	if !d.alias || (size > 1 && d.be == nativeLittle) {
+		return nil
+	}
+	p := unsafe.Pointer(unsafe.SliceData(b))
+	if uintptr(p)%unsafe.Alignof(z) != 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(p), n)
 }
 
 // AppendBools writes the elements of s (one byte each) with no count, as for

@@ -18,6 +18,7 @@ type Decoder struct {
 	off    int
 	be     bool
 	wide16 bool
+	alias  bool // Options.Alias: numeric sequences may alias data
 	err    error
 }
 
@@ -26,13 +27,13 @@ type Decoder struct {
 // accepted; other kinds (XCDR2, parameter lists) are ErrInvalid.
 func NewDecoder(data []byte) (Decoder, error) { return NewDecoderOptions(data, Options{}) }
 
-// NewDecoderOptions is NewDecoder with the wstring variant chosen by o; the
-// byte order always comes from the header.
+// NewDecoderOptions is NewDecoder with the wstring variant and the aliasing
+// mode chosen by o; the byte order always comes from the header.
 func NewDecoderOptions(data []byte, o Options) (Decoder, error) {
 	if len(data) < HeaderSize {
 		return Decoder{}, fmt.Errorf("%w: %d bytes, need a %d-byte header", ErrTruncated, len(data), HeaderSize)
 	}
-	d := Decoder{data: data[HeaderSize:], wide16: o.WString16}
+	d := Decoder{data: data[HeaderSize:], wide16: o.WString16, alias: o.Alias}
 	switch kind := binary.BigEndian.Uint16(data); kind {
 	case KindLE:
 	case KindBE:
@@ -63,6 +64,10 @@ func (d *Decoder) Offset() int { return d.off }
 
 // BigEndian reports whether the payload is CDR_BE.
 func (d *Decoder) BigEndian() bool { return d.be }
+
+// Aliasing reports whether the Decoder was made with Options.Alias, so that
+// the sequences it decodes may share memory with its input.
+func (d *Decoder) Aliasing() bool { return d.alias }
 
 // take aligns to align and returns the next n bytes, or nil after recording
 // ErrTruncated.

@@ -42,6 +42,50 @@
 // Err reports the first failure. Nothing in this package panics on bad
 // input.
 //
+// # Aliasing and ownership
+//
+// By default decoding copies: the decoded message shares no memory with
+// the input, and the caller may reuse or overwrite the input as soon as
+// UnmarshalCDR returns. A camera image or a point cloud then costs, per
+// message, one more allocation and copy of every byte than it needs to.
+//
+// A Decoder made with Options.Alias (UnmarshalAlias for a whole message,
+// AliasCodec for a byte transport) does not copy numeric sequences whose bytes can be used as they are: the
+// decoded slice is a view of the input. That is always the case for byte
+// sequences (uint8[], int8[], byte[], char[]: Image.Data,
+// PointCloud2.Data, CompressedImage.Data), and for wider numbers (float32[],
+// float64[], int32[]...) when the payload's byte order is the host's (CDR_LE
+// on every common CPU) and the first element's address in memory is a
+// multiple of its alignment; a sequence that fails either test is copied,
+// as it would be without the option, so the result is always correct. Strings,
+// bools, fixed arrays T[N] and sequences of structures are always copied.
+// An aliased slice's capacity is its length, so append reallocates instead
+// of writing over the input that follows it.
+//
+// The rule that goes with it:
+//
+//   - Decode with Alias only from a buffer that nobody will write again: one
+//     the caller owns and hands over to the message for good. Never from a
+//     buffer that is reused (a pooled receive buffer, a publisher's encode
+//     buffer, a bufio window): decode that with copying, which is the
+//     default.
+//   - After an aliasing decode the message and the input share memory for
+//     as long as either lives: a write through one shows in the other. Treat
+//     both as read-only, or keep exactly one of them. To modify a message
+//     that may alias, clone the slice first (slices.Clone).
+//   - The garbage collector keeps the whole input alive while any aliased
+//     slice is reachable: a small sequence kept from a large payload pins
+//     the payload. Clone what you keep long if that matters.
+//   - With Alias, the slices already in the receiver are not reused for
+//     aliased sequences (they are replaced), since the result lives in the
+//     input. Without it they are, when large enough: a copying decode into
+//     a message that holds views of an earlier input writes into that
+//     input. Decode into a zero message when the earlier input is shared.
+//
+// Package ros follows this rule: a subscription decodes with Alias when its
+// middleware hands it a payload buffer that no one reuses, so a received
+// Image's Data is the received bytes themselves.
+//
 // Generated message types (see cmd/afor-rosgen) implement Message with
 // straight-line calls to the Encoder and Decoder, with no reflection;
 // Codec adapts any of them to the byte transports of package afor.

@@ -45,6 +45,15 @@ type Options struct {
 	// 4-byte units that rmw_fastrtps_cpp, rmw_zenoh_cpp and
 	// rmw_cyclonedds_cpp write on Linux.
 	WString16 bool
+	// Alias makes a Decoder return numeric sequences that share memory
+	// with its input instead of copying them, where the bytes can be used
+	// in place: always for byte sequences (uint8[], int8[], byte[], char[]),
+	// and for wider numbers when the payload's byte order is the host's and
+	// the first element is aligned for its type in memory. Everything else
+	// is copied as without it. See "Aliasing and ownership" in the package
+	// documentation for who may keep or write what. (An Encoder ignores
+	// this field.)
+	Alias bool
 }
 
 // NewEncoder returns an Encoder that appends a CDR_LE encapsulation header

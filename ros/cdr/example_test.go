@@ -5,6 +5,7 @@ import (
 
 	"github.com/afor-go/afor/ros/cdr"
 	"github.com/afor-go/afor/ros/msgs/geometry_msgs"
+	"github.com/afor-go/afor/ros/msgs/sensor_msgs"
 	"github.com/afor-go/afor/ros/msgs/std_msgs"
 )
 
@@ -80,4 +81,27 @@ func ExampleEncoder() {
 	// 00 01 00 00 07 00 00 00 00 00 00 00 00 00 00 00 00 00 04 40 02 00 00 00 01 00 ff ff
 	// 7 2.5 [1 -1] <nil>
 	// cdr: truncated input: need 4 bytes at offset 24, have 0
+}
+
+// UnmarshalAlias decodes a large message without copying its pixels: the
+// decoded Data is a view of the payload, which the caller hands over (it
+// must not reuse it). A copying decode is independent of the payload.
+func ExampleUnmarshalAlias() {
+	img := sensor_msgs.Image{Height: 1, Width: 4, Encoding: "mono8", Step: 4, Data: []byte{10, 20, 30, 40}}
+	payload, err := img.AppendCDR(nil)
+	if err != nil {
+		panic(err)
+	}
+
+	var view, copied sensor_msgs.Image
+	if err := cdr.UnmarshalAlias(payload, &view); err != nil {
+		panic(err)
+	}
+	if err := cdr.Unmarshal(payload, &copied); err != nil {
+		panic(err)
+	}
+	payload[len(payload)-1] = 99 // the last pixel, in the payload
+	fmt.Println(view.Data, copied.Data)
+	// Output:
+	// [10 20 30 99] [10 20 30 40]
 }

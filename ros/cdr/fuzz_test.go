@@ -105,7 +105,8 @@ func encodeOps(e *Encoder, ops []byte, vals []any) {
 
 // FuzzDecoder feeds arbitrary payloads to an arbitrary sequence of reads. A
 // read must fail with one of the package's errors or succeed; on success,
-// re-encoding the values and decoding them again must give the same values.
+// re-encoding the values and decoding them again must give the same values,
+// and so must decoding the input again with Options.Alias.
 func FuzzDecoder(f *testing.F) {
 	f.Add([]byte{7}, []byte{0, 1, 0, 0, 8, 0, 0, 0, 'h', 'e', 'l', 'l', 'o', ' ', '0', 0})
 	f.Add([]byte{1, 2, 3, 4, 5, 6}, []byte{0, 1, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32})
@@ -153,6 +154,22 @@ func FuzzDecoder(f *testing.F) {
 		b2, err := e2.Finish()
 		if err != nil || !bytes.Equal(b, b2) {
 			t.Fatalf("round trip changed values (%v)\n%v\n%v", err, vals, vals2)
+		}
+		// An aliasing decode of the same input reads the same values,
+		// whatever the input's alignment in memory.
+		da, err := NewDecoderOptions(data, Options{Alias: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		valsA := decodeOps(&da, ops)
+		if err := da.Err(); err != nil {
+			t.Fatalf("aliasing decode: %v", err)
+		}
+		e3 := NewEncoderOptions(nil, Options{BigEndian: d.BigEndian()})
+		encodeOps(&e3, ops, valsA)
+		b3, err := e3.Finish()
+		if err != nil || !bytes.Equal(b, b3) {
+			t.Fatalf("aliasing decode read other values (%v)\n%v\n%v", err, vals, valsA)
 		}
 	})
 }

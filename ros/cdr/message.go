@@ -38,6 +38,15 @@ func Marshal(m Message) ([]byte, error) { return m.AppendCDR(nil) }
 // Unmarshal decodes data into m.
 func Unmarshal(data []byte, m Message) error { return m.UnmarshalCDR(data) }
 
+// UnmarshalAlias decodes data into m as Unmarshal does, except that the
+// numeric sequences of m (Image.Data, PointCloud2.Data, float arrays) may
+// share memory with data instead of being copied (Options.Alias). The
+// caller hands data over: see "Aliasing and ownership" in the package
+// documentation.
+func UnmarshalAlias(data []byte, m Message) error {
+	return UnmarshalOptions(data, m, Options{Alias: true})
+}
+
 // AppendOptions is m.AppendCDR with the wire variants chosen by o (byte
 // order, wstring unit size).
 func AppendOptions(dst []byte, m Message, o Options) ([]byte, error) {
@@ -46,8 +55,8 @@ func AppendOptions(dst []byte, m Message, o Options) ([]byte, error) {
 	return e.Finish()
 }
 
-// UnmarshalOptions is m.UnmarshalCDR with the wstring unit size chosen by o
-// (the byte order comes from the header).
+// UnmarshalOptions is m.UnmarshalCDR with the wstring unit size and the
+// aliasing mode chosen by o (the byte order comes from the header).
 func UnmarshalOptions(data []byte, m Message, o Options) error {
 	d, err := NewDecoderOptions(data, o)
 	if err != nil {
