@@ -16,6 +16,10 @@
 //     sweep, with a flow-control window so no queue overflows.
 //   - request: round trips through afor's Server and Client (native: the
 //     transport's own queryable and query), one call outstanding.
+//   - image: camera images (sensor_msgs/Image, 1280x720 mono8 and
+//     1920x1080 rgb8) at 30 Hz from one process to another over Zenoh, next
+//     to the same bytes over a bare TCP connection; one-way latency, CPU and
+//     bytes allocated per image of each process.
 //   - pipeline: the robot pipeline (camera, IMU, perception, planning,
 //     control), one process per node over Zenoh; each node's CPU use over
 //     -cpu-window and the camera to perception and IMU to control latency.
@@ -25,6 +29,14 @@
 // request/reply through package ros over rmw_zenoh's conventions; their
 // native rows are the raw Zenoh underneath, on the same keys with the same
 // bytes, so afor/native is what the ROS layer costs.
+//
+// The ROS 2 over DDS transports (ros-dds, ros-dds-proc) run the echo
+// through package ros on its DDS middleware (mode afor) and on the bare
+// transport/dds underneath, on the same topics, type and QoS (native);
+// ros-dds-proc is compared with rclpy's own echo on Fast DDS and with the
+// Python afor on rclpy, and with it the pipeline also runs as five Go ROS
+// nodes over DDS and as the same five nodes in rclpy. A run that selects
+// them enters a loopback-only network namespace first (internal/netns).
 //
 // Usage:
 //
@@ -55,6 +67,7 @@ import (
 	"time"
 
 	"github.com/afor-go/afor/bench/internal/scenario"
+	"github.com/afor-go/afor/internal/netns"
 	"github.com/afor-go/afor/internal/peers"
 )
 
@@ -66,6 +79,11 @@ func main() {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	}
+	if wantsNetns(os.Args[1:]) { // ROS 2 over DDS: in a loopback-only namespace
+		if code, done := netns.Exec(); done {
+			os.Exit(code)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
@@ -106,7 +124,9 @@ type Config struct {
 	Quiet         bool          `json:"-"`
 }
 
-func allScenarios() []string { return []string{"echo", "latency", "throughput", "request", "pipeline"} }
+func allScenarios() []string {
+	return []string{"echo", "latency", "throughput", "request", "pipeline", "image"}
+}
 
 func allModes() []string { return []string{"afor", "native", "floor", "python"} }
 
@@ -126,7 +146,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	var c Config
 	var scen, trans, modes, sizes string
 	fs.StringVar(&scen, "scenarios", strings.Join(allScenarios(), ","), "comma-separated scenarios to run: "+strings.Join(allScenarios(), ", "))
-	fs.StringVar(&trans, "transports", strings.Join(transportNames(), ","), "comma-separated transports: mem (in-process bus), zenoh (one pure-Go Zenoh session),\nzenoh-tcp (two pure-Go Zenoh sessions over TCP on 127.0.0.1), zenoh-proc (this process and\na child process over TCP on 127.0.0.1; the child answers the requests), zenoh-router (two\nclient sessions of the Rust router, started with -python), ros-zenoh, ros-zenoh-tcp and\nros-zenoh-proc (ROS 2 over rmw_zenoh's conventions, laid out as zenoh, zenoh-tcp and\nzenoh-proc: ROS nodes in mode afor, the raw Zenoh on the same keys in mode native; echo and\nrequest only). The pipeline runs its\npeer-to-peer row with zenoh-proc and its router row with zenoh-router")
+	fs.StringVar(&trans, "transports", strings.Join(transportNames(), ","), "comma-separated transports: mem (in-process bus), zenoh (one pure-Go Zenoh session),\nzenoh-tcp (two pure-Go Zenoh sessions over TCP on 127.0.0.1), zenoh-proc (this process and\na child process over TCP on 127.0.0.1; the child answers the requests), zenoh-router (two\nclient sessions of the Rust router, started with -python), ros-zenoh, ros-zenoh-tcp and\nros-zenoh-proc (ROS 2 over rmw_zenoh's conventions, laid out as zenoh, zenoh-tcp and\nzenoh-proc: ROS nodes in mode afor, the raw Zenoh on the same keys in mode native; echo and\nrequest only), ros-dds and ros-dds-proc (ROS 2 over DDS within this process or with a child\nprocess: ROS nodes in mode afor, transport/dds on the same topics in mode native; echo only;\nros-dds-proc adds rclpy's echo and the pipeline as ROS nodes over DDS, Go and rclpy). The pipeline runs its\npeer-to-peer row with zenoh-proc and its router row with zenoh-router")
 	fs.StringVar(&modes, "modes", strings.Join(allModes(), ","), "comma-separated row kinds: afor (Sub and its iterators), native (the transport's own\ncallback), floor (raw Go channel, TCP and UDP loopback; tcp-proc, TCP to a child process,\nwith zenoh-proc; the pipeline's nodes in bare Go over TCP), python (the Python afor's echo). The pipeline's Zenoh rows need afor")
 	fs.IntVar(&c.Repeat, "repeat", 3, "run every row this many times, round robin, and report the median run with the spread\n(a shared or loaded machine makes single runs noisy)")
 	fs.StringVar(&c.Pick, "pick", "median", "which of the -repeat runs a row shows: median, or best (the fastest: on a busy\nmachine, the closest to what the code costs when it gets the CPU)")
@@ -368,6 +388,8 @@ func plan(cfg Config, rep *Report) []row {
 			}
 			if has("python") {
 				rows = append(rows, pythonRows(cfg, rep, trs)...)
+				rows = append(rows, rclpyZenohRows(cfg, trs)...)
+				rows = append(rows, rclpyDDSEchoRows(cfg, rep, trs)...)
 			}
 		case "latency":
 			lc := scenario.LatencyConfig{Size: cfg.Size, Period: cfg.Period, Count: cfg.Count, Warmup: cfg.Warmup, Queue: cfg.Queue}
@@ -442,6 +464,9 @@ func plan(cfg Config, rep *Report) []row {
 						return scenario.RunPipeline(ctx, pc)
 					}})
 			}
+			rows = append(rows, rosDDSPipelineRows(cfg, rep, all, has)...)
+		case "image":
+			rows = append(rows, imageRows(cfg, has)...)
 		case "request":
 			for _, t := range trs {
 				for _, m := range modes {

@@ -76,7 +76,7 @@ func TestSmoke(t *testing.T) {
 	}
 	for _, k := range []string{"echo/afor", "echo/native", "echo/floor", "latency/afor", "latency/native",
 		"latency/floor", "throughput/afor", "throughput/native", "throughput/floor", "request/afor", "request/native",
-		"request/floor", "pipeline/afor", "pipeline/floor"} {
+		"request/floor", "pipeline/afor", "pipeline/floor", "image/afor", "image/floor"} {
 		if count[k] == 0 {
 			t.Errorf("no %s row", k)
 		}
@@ -146,8 +146,22 @@ func TestSmoke(t *testing.T) {
 	if router != 0 && router != wantRouter {
 		t.Errorf("%d zenoh-router rows, want %d", router, wantRouter)
 	}
-	if os.Getenv("CI") != "" && count["echo/python"] != 3 {
-		t.Errorf("CI: %d python echo rows, want 3 (is .ci/requirements-bench.txt installed?)", count["echo/python"])
+	// The Python afor's own echo rows, and rclpy's next to ros-dds-proc
+	// (rclpy on both executors, the Python afor on rclpy).
+	pyAfor, pyRclpy := 0, 0
+	for _, r := range rep.Results {
+		if r.Scenario != "echo" || r.Mode != scenario.ModePython || r.Ops <= 0 {
+			continue
+		}
+		switch r.Transport {
+		case "python-rclpy", "python-rclpy-events", "python-afor-rclpy":
+			pyRclpy++
+		case "python-inproc", "python-zenoh", "python-zenoh-proc":
+			pyAfor++
+		}
+	}
+	if os.Getenv("CI") != "" && (pyAfor != 3 || pyRclpy != 3) {
+		t.Errorf("CI: %d python echo rows and %d rclpy ones, want 3 and 3 (is .ci/requirements-bench.txt installed?)", pyAfor, pyRclpy)
 	}
 	if len(rep.Ratios) == 0 {
 		t.Error("no ratios")
@@ -157,7 +171,7 @@ func TestSmoke(t *testing.T) {
 	}) {
 		t.Errorf("table lacks the floor's end-to-end latencies:\n%s", &stdout)
 	}
-	for _, want := range []string{"== echo", "== latency", "== throughput", "== request", "== pipeline", "afor/native", "afor/floor"} {
+	for _, want := range []string{"== echo", "== latency", "== throughput", "== request", "== pipeline", "== image", "afor/native", "afor/floor"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, &stdout)
 		}

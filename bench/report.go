@@ -308,6 +308,8 @@ func (r *Report) writeTables(out io.Writer) {
 						d(p.IMUToControl.P50), d(p.IMUToControl.P99), d(p.IMUToControl.Max), max(res.Runs, 1))
 				}
 			}
+		case "image":
+			r.writeImages(tw, rows)
 		case "request":
 			fmt.Fprintln(tw, "transport\tmode\tsize\tcalls/s\tper call\tspread\tcpu\tafor/native\tafor-native\tafor/floor\t")
 			for _, res := range rows {
@@ -344,6 +346,8 @@ func title(sc string, c Config) string {
 			procs = strconv.Itoa(c.NodeProcs)
 		}
 		return fmt.Sprintf("pipeline: camera 1280x720 mono8 Image at 30 Hz, IMU 200 Hz, perception, planning 10 Hz, control 200 Hz; one process each (GOMAXPROCS %s); cpu over %v (%% of one core); afor/floor: total cpu over the bare-Go floor's", procs, c.CPUWindow)
+	case "image":
+		return imageTitle(c)
 	case "request":
 		return fmt.Sprintf("request: one call outstanding, %v per row (afor: Server/Client; native: the transport's queryable and query; floor: one ping-pong of the same size)", c.Duration)
 	}

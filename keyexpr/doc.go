@@ -27,9 +27,16 @@
 // Zenoh 1.x reference implementation (the zenoh-keyexpr crate) exactly,
 // including its conservative answers: Zenoh never lets a "*" include a "**",
 // so Includes("*/**", "**") is false although both denote the same keys, and
-// so it is here. Both functions work on strings without allocating and in
-// polynomial time, for use on every message, even with hostile expressions
-// from remote peers.
+// so it is here. Both functions work on strings, without allocating in all
+// but one rare shape, in time linear in their inputs in the common cases and
+// O(n·m) at worst (see [Intersects]), for use on every message, even with
+// hostile expressions from remote peers.
+//
+// Key expressions are limited to [MaxLen] bytes and [MaxChunks] chunks:
+// [Validate], [New], [Canonize] and [Autocanonize] reject longer ones with
+// an error wrapping [ErrTooLong], because the Rust Zenoh stack crashes on
+// keys of 8,001 chunks or more, and to bound the work on expressions from
+// remote peers. [CheckLimits] checks only the limits.
 //
 // One deliberate difference: Zenoh 1.10 mis-canonizes a run of "$*" that
 // does not start its chunk (it panics on "a$*$*", rejects "a$*$*$*b" and

@@ -3,6 +3,7 @@ package keyexpr_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/afor-go/afor/keyexpr"
 )
@@ -63,4 +64,14 @@ func ExampleKeyExpr_Join() {
 	fmt.Println(k, err)
 	// Output:
 	// robot/1/**/pose <nil>
+}
+
+func ExampleCheckLimits() {
+	deep := strings.Repeat("a/", keyexpr.MaxChunks) + "b" // one chunk too many
+	_, err := keyexpr.New(deep)
+	fmt.Println(errors.Is(err, keyexpr.ErrTooLong), errors.Is(err, keyexpr.ErrInvalid))
+	fmt.Println(keyexpr.CheckLimits("robot/1/pose"))
+	// Output:
+	// true true
+	// <nil>
 }

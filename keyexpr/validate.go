@@ -27,6 +27,8 @@ type Error struct {
 	// Canonical is the canonical form of Expr when Expr is only
 	// non-canonical (canonizing it gives a valid key expression), else "".
 	Canonical string
+
+	tooLong bool // over MaxLen or MaxChunks: Unwrap gives ErrTooLong
 }
 
 // Error implements the error interface.
@@ -34,25 +36,31 @@ func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(ErrInvalid.Error())
 	b.WriteByte(' ')
-	b.WriteString(strconv.Quote(e.Expr))
+	b.WriteString(quoteExpr(e.Expr))
 	if e.Chunk >= 0 {
 		b.WriteString(": chunk ")
 		b.WriteString(strconv.Itoa(e.Chunk))
 		b.WriteString(" (")
-		b.WriteString(strconv.Quote(chunkAt(e.Expr, e.Chunk)))
+		b.WriteString(quoteExpr(chunkAt(e.Expr, e.Chunk)))
 		b.WriteByte(')')
 	}
 	b.WriteString(": ")
 	b.WriteString(e.Reason)
 	if e.Canonical != "" {
 		b.WriteString("; the canonical form is ")
-		b.WriteString(strconv.Quote(e.Canonical))
+		b.WriteString(quoteExpr(e.Canonical))
 	}
 	return b.String()
 }
 
-// Unwrap returns [ErrInvalid].
-func (e *Error) Unwrap() error { return ErrInvalid }
+// Unwrap returns [ErrInvalid], or [ErrTooLong] (which wraps it) for an
+// expression over [MaxLen] or [MaxChunks].
+func (e *Error) Unwrap() error {
+	if e.tooLong {
+		return ErrTooLong
+	}
+	return ErrInvalid
+}
 
 // chunkAt returns the i-th '/'-separated chunk of s, or "" if there is none.
 func chunkAt(s string, i int) string {
@@ -104,6 +112,9 @@ const (
 func validate(s string, strict bool) *Error {
 	if s == "" {
 		return &Error{Expr: s, Chunk: -1, Reason: "empty key expression"}
+	}
+	if err := checkLimits(s); err != nil {
+		return err
 	}
 	if !utf8.ValidString(s) {
 		return &Error{Expr: s, Chunk: -1, Offset: firstInvalidUTF8(s), Reason: "not valid UTF-8"}

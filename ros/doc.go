@@ -49,6 +49,43 @@
 // ROS 2 does: unset, "rmw_fastrtps_cpp" and "rmw_cyclonedds_cpp" are DDS,
 // "rmw_zenoh_cpp" is Zenoh.
 //
+// # Failed requests and incompatible QoS
+//
+// A server answers a request with [afor.Responder.Respond] or fails it with
+// [afor.Responder.Fail]. Where the middleware has error replies the client
+// gets the error: rmw_zenoh's queries, the in-memory middleware, and DDS
+// between two afor nodes (an afor-only reply form). Stock DDS services have
+// none: to an rclpy or rclcpp client (Fast DDS, Cyclone DDS) a failed
+// request gets no reply at all, so rclpy's future stays pending and its
+// call(timeout_sec=...) returns None, while the client keeps working for
+// the next request. The other way round, an rclpy server whose callback
+// raises sends nothing either: a Go [afor.Client.Call] returns its ctx's
+// error at the deadline (give every Call to a foreign server a deadline),
+// and the client stays usable. Both are tested against rclpy on Fast DDS.
+//
+// Over DDS a subscription that requests more than a publisher offers
+// (RELIABLE from BEST_EFFORT, TRANSIENT_LOCAL from VOLATILE, a shorter
+// deadline, ...) is never matched. Each side reports it as ROS does: a
+// warning on the node's logger with rcl's wording ("New publisher
+// discovered on topic '/chatter', offering incompatible QoS. No messages
+// will be received from it. Last incompatible policy: DURABILITY") and the
+// callbacks of [Node.OnIncompatibleQoS] ([IncompatibleQoSEvent]). Zenoh and
+// the in-memory middleware match every pair and never report.
+//
+// # Large messages
+//
+// A received message is yours to keep, and read-only: afor never writes or
+// reuses a message, or a buffer it points into, once it is handed out, and
+// one message reaches every consumer of its sub. Over DDS and Zenoh the
+// middleware hands the buffer a sample was received in to the
+// subscription, which decodes byte and numeric sequences (an Image's or a
+// PointCloud2's Data, float arrays) as views of it instead of copies; the
+// in-memory middleware, whose buffer is the publisher's, is decoded with a
+// copy. Clone a slice (slices.Clone) before modifying it. See [Subscribe]
+// and "Aliasing and ownership" in package ros/cdr. A publisher encodes
+// into a buffer of its own that it reuses, so publishing a large message
+// copies its data once and allocates nothing in the steady state.
+//
 // # Contexts
 //
 // A [Context] is one middleware session. [NewNode] opens one for its node

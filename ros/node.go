@@ -30,6 +30,8 @@ type Node struct {
 	rosout *rosoutSink // nil with WithRosout(false)
 	clock  *Clock
 
+	qosEvents qosEventHub // incompatible QoS callbacks (qos_event.go)
+
 	mu      sync.Mutex
 	closed  bool
 	nextID  uint64

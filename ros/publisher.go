@@ -35,22 +35,10 @@ func NewPublisher[T any, PT interface {
 	*T
 	cdr.Message
 }](n *Node, topic string, qos QoS) (*Publisher[T, PT], error) {
-	if err := n.checkOpen(); err != nil {
-		return nil, err
-	}
-	full, err := n.ResolveTopicName(topic)
-	if err != nil {
-		return nil, err
-	}
-	if err := qos.Validate(); err != nil {
-		return nil, fmt.Errorf("ros: publisher on %s: %w", full, err)
-	}
 	var zero T
-	t := messageType(PT(&zero))
-	n.warnOtherTypes(full, t.Name)
-	rp, err := n.rn.CreatePublisher(full, t, qos.rmw())
+	full, rp, err := createPublisher(n, topic, messageType(PT(&zero)), qos)
 	if err != nil {
-		return nil, fmt.Errorf("ros: publisher on %s: %w", full, err)
+		return nil, err
 	}
 	p := &Publisher[T, PT]{node: n, topic: full, pub: rp}
 	p.mu.Lock() // Close waits for untrack to be set
@@ -101,4 +89,26 @@ func (p *Publisher[T, PT]) Close() error {
 	p.mu.Unlock()
 	p.untrack()
 	return p.pub.Close()
+}
+
+// createPublisher resolves topic and creates the middleware's publisher of
+// type t on it, for the typed publishers and the raw ones (raw.go).
+func createPublisher(n *Node, topic string, t rmw.Type, qos QoS) (string, rmw.Publisher, error) {
+	if err := n.checkOpen(); err != nil {
+		return "", nil, err
+	}
+	full, err := n.ResolveTopicName(topic)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := qos.Validate(); err != nil {
+		return "", nil, fmt.Errorf("ros: publisher on %s: %w", full, err)
+	}
+	n.warnOtherTypes(full, t.Name)
+	rp, err := n.rn.CreatePublisher(full, t, qos.rmw())
+	if err != nil {
+		return "", nil, fmt.Errorf("ros: publisher on %s: %w", full, err)
+	}
+	n.watchIncompatibleQoS(full, KindPublisher, rp)
+	return full, rp, nil
 }

@@ -139,26 +139,38 @@ func newRequester[Req, Res any, PReq interface {
 	*Res
 	cdr.Message
 }](n *Node, name string, srv ServiceType[Req, Res, PReq, PRes]) (*requester[Req, Res, PReq, PRes], error) {
-	if err := n.checkOpen(); err != nil {
-		return nil, err
-	}
-	full, err := n.ResolveServiceName(name)
+	r := &requester[Req, Res, PReq, PRes]{node: n}
+	var err error
+	r.name, r.rc, err = createClient(n, name, serviceType(srv), &r.closed)
 	if err != nil {
-		return nil, err
-	}
-	rc, err := n.rn.CreateClient(full, serviceType(srv), QoSServices.rmw())
-	if err != nil {
-		return nil, fmt.Errorf("ros: client of %s: %w", full, err)
-	}
-	r := &requester[Req, Res, PReq, PRes]{node: n, name: full, rc: rc}
-	if _, err := n.track(func() error {
-		r.closed.Store(true)
-		return rc.Close()
-	}); err != nil {
-		_ = rc.Close()
 		return nil, err
 	}
 	return r, nil
+}
+
+// createClient resolves name and creates the middleware's client of type
+// t, which lives as long as the node: closing the node sets closed and
+// closes the client. For the typed clients and the raw ones (raw.go).
+func createClient(n *Node, name string, t rmw.ServiceType, closed *atomic.Bool) (string, rmw.Client, error) {
+	if err := n.checkOpen(); err != nil {
+		return "", nil, err
+	}
+	full, err := n.ResolveServiceName(name)
+	if err != nil {
+		return "", nil, err
+	}
+	rc, err := n.rn.CreateClient(full, t, QoSServices.rmw())
+	if err != nil {
+		return "", nil, fmt.Errorf("ros: client of %s: %w", full, err)
+	}
+	if _, err := n.track(func() error {
+		closed.Store(true)
+		return rc.Close()
+	}); err != nil {
+		_ = rc.Close()
+		return "", nil, err
+	}
+	return full, rc, nil
 }
 
 // requester carries a client's requests over the middleware.

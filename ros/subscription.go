@@ -19,6 +19,17 @@ import (
 // closes the sub. A payload that does not decode as T is dropped, counted in
 // [Node.Stats] and logged; the subscription goes on.
 //
+// Received messages are read-only and yours to keep: afor never writes or
+// reuses a message, or a buffer one points into, once it is handed out. To
+// spare large messages a copy, their byte and numeric sequences (an Image's
+// or a PointCloud2's Data, float arrays) may be views of the buffer the
+// middleware received them in, when it hands that buffer over (Zenoh and
+// DDS do; see "Aliasing and ownership" in package cdr). Those bytes are
+// shared with every consumer of the sub, and may be with other
+// subscriptions of the context to the same topic: clone a slice
+// (slices.Clone) before modifying it. Keeping a small slice of such a
+// message keeps the whole received buffer alive.
+//
 //	sub, err := ros.Subscribe[std_msgs.String](node, "chatter", ros.QoSDefault)
 //	msg, err := sub.WaitForNext(ctx)
 func Subscribe[T any, PT interface {
@@ -27,7 +38,7 @@ func Subscribe[T any, PT interface {
 }](n *Node, topic string, qos QoS, opts ...afor.Option) (*afor.Sub[T], error) {
 	var d decoder[T, PT]
 	return subscribe[T, PT](n, topic, qos, opts, func(s *afor.Sub[T], m rmw.Message) error {
-		v, err := d.decode(m.Payload)
+		v, err := d.decode(m)
 		if err != nil {
 			return err
 		}
@@ -44,7 +55,7 @@ func SubscribeInfo[T any, PT interface {
 }](n *Node, topic string, qos QoS, opts ...afor.Option) (*afor.Sub[Received[T]], error) {
 	var d decoder[T, PT]
 	return subscribe[T, PT](n, topic, qos, opts, func(s *afor.Sub[Received[T]], m rmw.Message) error {
-		v, err := d.decode(m.Payload)
+		v, err := d.decode(m)
 		if err != nil {
 			return err
 		}
@@ -59,6 +70,14 @@ func subscribe[T any, PT interface {
 	*T
 	cdr.Message
 }, V any](n *Node, topic string, qos QoS, opts []afor.Option, input func(*afor.Sub[V], rmw.Message) error) (*afor.Sub[V], error) {
+	var zero T
+	return subscribeType(n, topic, messageType(PT(&zero)), qos, opts, input)
+}
+
+// subscribeType creates the subscription of type t for a sub of V, as
+// subscribe does; the raw subscriptions (raw.go) name their type at run
+// time.
+func subscribeType[V any](n *Node, topic string, t rmw.Type, qos QoS, opts []afor.Option, input func(*afor.Sub[V], rmw.Message) error) (*afor.Sub[V], error) {
 	if err := n.checkOpen(); err != nil {
 		return nil, err
 	}
@@ -69,8 +88,6 @@ func subscribe[T any, PT interface {
 	if err := qos.Validate(); err != nil {
 		return nil, fmt.Errorf("ros: subscription to %s: %w", full, err)
 	}
-	var zero T
-	t := messageType(PT(&zero))
 	opts = append([]afor.Option{afor.WithName("ros:" + full), afor.WithLogger(n.logger)}, opts...)
 	s := afor.NewSub[V](opts...)
 	n.warnOtherTypes(full, t.Name)
@@ -84,6 +101,7 @@ func subscribe[T any, PT interface {
 		s.Close()
 		return nil, fmt.Errorf("ros: subscription to %s: %w", full, err)
 	}
+	n.watchIncompatibleQoS(full, KindSubscription, rs)
 	untrack, err := n.track(func() error { s.Close(); return nil })
 	if err != nil {
 		s.Close()
@@ -102,6 +120,12 @@ func subscribe[T any, PT interface {
 // decoder decodes payloads into a value it reuses, so that decoding does
 // not allocate the T itself (a T on the stack escapes through the method
 // call on PT). The value is zeroed first: what it held was handed out.
+//
+// A payload the middleware hands over (rmw.Message.Stable) is decoded with
+// cdr.Options.Alias: the message's byte and numeric sequences are views of
+// the received buffer, which nothing writes again, so a camera image is not
+// copied once more. Any other payload is copied, since the middleware
+// reuses its buffer once deliver returns.
 type decoder[T any, PT interface {
 	*T
 	cdr.Message
@@ -110,7 +134,7 @@ type decoder[T any, PT interface {
 	v  *T
 }
 
-func (d *decoder[T, PT]) decode(payload []byte) (T, error) {
+func (d *decoder[T, PT]) decode(m rmw.Message) (T, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.v == nil {
@@ -118,6 +142,11 @@ func (d *decoder[T, PT]) decode(payload []byte) (T, error) {
 	}
 	var zero T
 	*d.v = zero
-	err := PT(d.v).UnmarshalCDR(payload)
+	var err error
+	if m.Stable {
+		err = cdr.UnmarshalAlias(m.Payload, PT(d.v))
+	} else {
+		err = PT(d.v).UnmarshalCDR(m.Payload)
+	}
 	return *d.v, err
 }

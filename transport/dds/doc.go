@@ -67,6 +67,17 @@
 // requested with NACK_FRAG, and reassembly is bounded in size
 // (Config.MaxSampleSize, four times that in total) and time (10 s).
 //
+// Payload ownership: a writer copies the payload it is given into its
+// history (for resends), so the caller may reuse its buffer as soon as
+// Write returns. A received sample's payload is handed over to the reader's
+// consumer: a DATA's bytes are copied once out of the receive datagram
+// (whose buffer is reused), a fragmented sample's are the reassembly buffer
+// itself, with no further copy, and the participant never writes or reuses
+// either after delivery. A consumer may therefore keep a payload, and
+// decode messages that alias it instead of copying their large sequences
+// (package ros does, with ros/cdr's Options.Alias). A Reader.Sub's samples
+// are shared by the sub's consumers: treat them as read-only.
+//
 // A sample written while its writer is idle goes out at once; samples
 // written while a send is in progress are packed, per reader, into one
 // datagram (INFO_DST, then INFO_TS and DATA per sample, one HEARTBEAT, at

@@ -26,7 +26,9 @@ func Subscribe(s *Session, key string, opts ...afor.Option) (*afor.Sub[Sample], 
 
 // SubscribeCodec feeds an afor.Sub with the payloads of samples on key
 // expressions intersecting key, decoded by codec straight from the received
-// bytes. Deletions and payloads that fail to decode are skipped (the
+// bytes, which the session reuses once Decode returns (as afor.Codec
+// allows) — unless codec is a PayloadKeeper, whose Decode gets bytes of
+// its own. Deletions and payloads that fail to decode are skipped (the
 // latter logged at debug level).
 func SubscribeCodec[T any](s *Session, key string, codec afor.Codec[T], opts ...afor.Option) (*afor.Sub[T], error) {
 	if codec == nil {
@@ -34,11 +36,16 @@ func SubscribeCodec[T any](s *Session, key string, codec afor.Codec[T], opts ...
 	}
 	sub := afor.NewSub[T](opts...)
 	log := s.log
+	keeps := keepsPayload(codec)
 	zs, err := s.declareSubscriber(key, func(k string, d dataMsg) {
 		if d.del {
 			return
 		}
-		v, err := codec.Decode(d.payload)
+		payload := d.payload
+		if keeps {
+			payload = d.take() // the codec's own bytes
+		}
+		v, err := codec.Decode(payload)
 		if err != nil {
 			log.Debug("zenoh: payload decode failed", "key", k, "err", err)
 			return

@@ -81,6 +81,20 @@ type Config struct {
 	BatchSize int
 	// MaxMessageSize bounds a reassembled fragmented message. Default 64 MiB.
 	MaxMessageSize int
+	// MaxLinkReassembly bounds the bytes one link may hold to reassemble
+	// fragmented messages (its buffer's capacity); a message that would
+	// need more is dropped, with a warning, and the link kept. Default
+	// MaxMessageSize.
+	MaxLinkReassembly int
+	// MaxSessionReassembly bounds the bytes all links together may hold to
+	// reassemble fragmented messages, so that many links sending
+	// fragments that never complete cannot exhaust memory: a link whose
+	// message would take the total over it loses that message, with a
+	// warning (once per link) and a count in Stats.ByLimit under
+	// LimitReassembly, and keeps running. Default 2 * MaxMessageSize.
+	// Between messages, a link keeps its buffer (up to 8 MiB) for the
+	// next one without counting it.
+	MaxSessionReassembly int
 	// ZID is this session's Zenoh ID, 1 to 16 bytes. Default 16 random bytes.
 	ZID []byte
 	// RetryInterval is the pause between attempts to dial a Connect
@@ -103,6 +117,10 @@ type Config struct {
 	// peers linked to a router learn of each other from it and link
 	// directly. See GossipConfig.
 	Gossip GossipConfig
+	// Limits bounds what remote nodes can make the session hold (links,
+	// handshakes, leases, aliases, declarations, queued bytes). The zero
+	// value applies safe defaults; see Limits.
+	Limits Limits
 }
 
 // endpoint is a parsed "tcp/host:port" locator.
@@ -215,6 +233,9 @@ func (c Config) resolve() (*resolved, error) {
 	case c.MaxMessageSize < r.BatchSize:
 		return nil, fmt.Errorf("%w: MaxMessageSize %d below BatchSize", ErrInvalidConfig, c.MaxMessageSize)
 	}
+	if err := r.resolveReassembly(); err != nil {
+		return nil, err
+	}
 	switch {
 	case len(c.ZID) == 0:
 		zid := make([]byte, 16)
@@ -240,6 +261,9 @@ func (c Config) resolve() (*resolved, error) {
 		r.RetryInterval = DefaultRetryInterval
 	}
 	var err error
+	if r.Limits, err = c.Limits.resolve(); err != nil {
+		return nil, err
+	}
 	if r.gossip, err = r.resolveGossip(); err != nil {
 		return nil, err
 	}

@@ -43,9 +43,45 @@
 // not take is left to the writer); messages sent while a write is in
 // progress are queued and go out together in one batch; a message bigger than the negotiated batch size is split into
 // FRAGMENTs and reassembled on receipt, up to Config.MaxMessageSize (a
-// larger one is dropped, the link kept). A remote that sends bytes that do
+// larger one is dropped, the link kept; see Large payloads below). A remote that sends bytes that do
 // not decode is sent CLOSE and dropped; the session and its other links
 // continue. Two nodes that dial each other keep a single link.
+//
+// # Large payloads and who owns them
+//
+// A payload too big for one batch (a camera image) is copied only by the
+// kernel's socket calls. A Put on an idle link writes the fragments from
+// the caller's slice itself, with vectored writes; a Put on a busy link
+// queues a copy. The receiving link reads each fragment straight into one
+// reassembly buffer, and the whole message is decoded in place. The rules:
+//
+//   - Put's payload stays the caller's: once Put returns, the caller may
+//     modify or reuse it (what the socket had not taken by then was
+//     copied).
+//   - A Sample's Payload (and Attachment) is the handler's own: the session
+//     never reuses or shares it, so a handler may keep it, and modify it.
+//     A fragmented sample's Payload is the reassembly buffer itself (no
+//     copy): the link starts its next message in a new buffer. With several
+//     subscribers of one session, the last one gets the buffer and the
+//     others a copy (as does a sample the session also relays).
+//   - SubscribeCodec decodes from the session's buffers and reuses them once
+//     Decode returns (afor.Codec's rule), so a stream of large samples
+//     decoded by a copying codec allocates nothing in the transport. A
+//     codec whose decoded values alias their input must implement
+//     PayloadKeeper: it is then given bytes of its own, the reassembly
+//     buffer without a copy, or else a copy.
+//   - A link keeps at most one reassembly buffer (up to 8 MiB) between
+//     messages, whose size follows the last message, so a steady stream of
+//     equal images reuses it or allocates exactly one payload. What a slow
+//     consumer holds is what it kept (its queue of values); the transport
+//     holds no more. The messages being reassembled are bounded per link
+//     (Config.MaxLinkReassembly) and per session
+//     (Config.MaxSessionReassembly): a link over its share loses the
+//     message with a warning and keeps running.
+//
+// The DDS transport and the ROS 2 layer follow the same design: reassemble
+// fragments into the buffer that becomes the sample's payload, and decode
+// large sequences aliasing a buffer the consumer owns.
 //
 // # Queries
 //

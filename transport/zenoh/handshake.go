@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"time"
@@ -26,15 +27,25 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 
-	br := bufio.NewReaderSize(conn, 65536+2)
-	buf := make([]byte, 65535)
+	// A small read buffer: the bytes of FRAGMENTs are read past it, straight
+	// into the reassembly buffer (see link.readNext); bigger reads of
+	// whole batches also bypass it.
+	rx := newSpillReader(conn)
+	br := bufio.NewReaderSize(rx, linkReadBuffer)
+	// The handshake reads the remote's messages straight from conn, into
+	// a buffer of the handshake's byte budget (br stays empty for the
+	// link).
+	hr := handshakeReader{r: conn, budget: s.cfg.Limits.MaxHandshakeBytes}
+	buf := make([]byte, min(hr.budget, wire.MaxBatchSize))
 	l := &link{
 		s:            s,
 		conn:         conn,
+		ip:           sourceAddr(conn),
 		raw:          newDirectWriter(conn),
 		born:         time.Now(),
 		gap:          directGap,
 		br:           br,
+		rx:           rx,
 		kick:         make(chan struct{}, 1),
 		space:        make(chan struct{}, 1),
 		done:         make(chan struct{}),
@@ -63,7 +74,7 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 		if err = writeMessage(conn, &ours); err != nil {
 			return nil, fmt.Errorf("%w: send INIT: %w", ErrHandshake, err)
 		}
-		b, err := readBatch(br, buf)
+		b, err := hr.read(buf)
 		if err != nil {
 			return nil, fmt.Errorf("%w: read INIT ack: %w", ErrHandshake, err)
 		}
@@ -87,7 +98,7 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 		if err = writeMessage(conn, &open); err != nil {
 			return nil, fmt.Errorf("%w: send OPEN: %w", ErrHandshake, err)
 		}
-		b, err = readBatch(br, buf)
+		b, err = hr.read(buf)
 		if err != nil {
 			return nil, fmt.Errorf("%w: read OPEN ack: %w", ErrHandshake, err)
 		}
@@ -102,7 +113,7 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 		l.rxSN[0], l.rxSN[1] = ack.InitialSN&l.snMask, ack.InitialSN&l.snMask
 		l.rxStarted = [2]bool{true, true}
 	} else {
-		b, err := readBatch(br, buf)
+		b, err := hr.read(buf)
 		if err != nil {
 			return nil, fmt.Errorf("%w: read INIT: %w", ErrHandshake, err)
 		}
@@ -127,7 +138,7 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 		if err = writeMessage(conn, &ack); err != nil {
 			return nil, fmt.Errorf("%w: send INIT ack: %w", ErrHandshake, err)
 		}
-		b, err = readBatch(br, buf)
+		b, err = hr.read(buf)
 		if err != nil {
 			return nil, fmt.Errorf("%w: read OPEN: %w", ErrHandshake, err)
 		}
@@ -141,6 +152,9 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 		l.setLease(s, syn.Lease)
 		l.rxSN[0], l.rxSN[1] = syn.InitialSN&l.snMask, syn.InitialSN&l.snMask
 		l.rxStarted = [2]bool{true, true}
+		if err := s.checkLinkLimits(l); err != nil {
+			return nil, err // refused before the remote believes it linked
+		}
 		l.txSN = rand.Uint64() & l.snMask
 		reply := wire.Open{Ack: true, Lease: s.cfg.Lease, InitialSN: l.txSN}
 		if err = writeMessage(conn, &reply); err != nil {
@@ -152,6 +166,33 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 		return nil, ctx.Err()
 	}
 	return l, nil
+}
+
+// handshakeReader reads the remote's handshake batches straight from a
+// connection, within a byte budget (Limits.MaxHandshakeBytes) for the
+// whole handshake, so that a remote cannot make a handshake in progress
+// hold more.
+type handshakeReader struct {
+	r      io.Reader
+	budget int
+}
+
+// read reads one length-prefixed batch into buf; a batch beyond what is
+// left of the budget is refused with a limitError.
+func (h *handshakeReader) read(buf []byte) ([]byte, error) {
+	var hdr [wire.BatchLenSize]byte
+	if _, err := io.ReadFull(h.r, hdr[:]); err != nil {
+		return nil, err
+	}
+	n, _ := wire.BatchLen(hdr[:])
+	h.budget -= wire.BatchLenSize + n
+	if h.budget < 0 || n > len(buf) {
+		return nil, &limitError{limit: LimitHandshakeBytes, max: cap(buf), what: fmt.Sprintf("a handshake message of %d bytes", n)}
+	}
+	if _, err := io.ReadFull(h.r, buf[:n]); err != nil {
+		return nil, err
+	}
+	return buf[:n], nil
 }
 
 // writeMessage writes one handshake message as a batch.
@@ -227,6 +268,7 @@ func (l *link) setLease(s *Session, lease time.Duration) {
 	if lease <= 0 {
 		lease = DefaultLease
 	}
+	lease = s.clampLease(lease)
 	l.peerLease = lease
 	l.keepAlive = min(s.cfg.KeepAlive, lease/4)
 	if l.keepAlive <= 0 {

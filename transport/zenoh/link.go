@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -43,9 +44,10 @@ type link struct {
 	log       *slog.Logger
 	remoteZID []byte
 	whatami   wire.WhatAmI
-	dialed    bool   // we connected (rather than accepted)
-	batch     int    // negotiated batch size
-	snMask    uint64 // 2^resolution - 1
+	dialed    bool       // we connected (rather than accepted)
+	ip        netip.Addr // the remote's address
+	batch     int        // negotiated batch size
+	snMask    uint64     // 2^resolution - 1
 	patch     uint64
 	peerLease time.Duration
 	keepAlive time.Duration
@@ -56,6 +58,8 @@ type link struct {
 	bounds  []int
 	kick    chan struct{} // wakes the writer (capacity 1)
 	space   chan struct{} // tells a waiting producer the queue drained (capacity 1)
+
+	ctrlQueued int // bytes queueCtrl added since the writer last took the queue (l.mu)
 
 	// Direct writes: a sender that finds the queue empty and no write in
 	// progress frames its message and writes it to the socket itself, in
@@ -75,6 +79,19 @@ type link struct {
 
 	rxBatches atomic.Uint64 // batches read
 
+	// Large messages (large.go): vectored writes of fragments, and the
+	// reassembly buffer lent to subscribers.
+	dl               sync.Mutex   // orders close's write deadline with writeLarge's
+	iov              net.Buffers  // fragment headers and message pieces (l.wmu held)
+	iovw             net.Buffers  // the copy of iov that a write consumes
+	iovBase          [][]byte     // the storage of iovw
+	fhdr             []byte       // the fragment headers iov points into
+	loan             payloadLoan  // the reassembled message's buffer, lent (reader only)
+	defragHint       int          // size of the last reassembled message (reader only)
+	counted          int          // bytes counted in Session.reassembly (reader only)
+	rx               *spillReader // the source of br, for vectored reads of fragments (reader only)
+	warnedReassembly bool         // the session's reassembly limit was logged (reader only)
+
 	// Receive state, reader only.
 	rxSN      [2]uint64 // next SN expected on the best-effort and reliable channels
 	rxStarted [2]bool
@@ -93,6 +110,8 @@ type link struct {
 	gossipBuf   []wire.LinkState
 	gossipNames map[uint64]string
 
+	aliasBytes int // total length of the keys in aliases (reader only)
+
 	// Guarded by Session.mu.
 	remoteSubs   map[uint32]uint32 // remote subscriber id -> session entry id
 	remoteQabls  map[uint32]uint32 // remote queryable id -> session queryable id
@@ -107,6 +126,7 @@ type link struct {
 	done     chan struct{} // closed when the link is told to end
 	finished chan struct{} // closed after the link left the session
 	reason   int           // CLOSE reason to send, or -1
+	limitHit atomic.Bool   // closed for a limit (counted once)
 	cause    error
 }
 
@@ -123,8 +143,10 @@ func (l *link) close(reason int, cause error) {
 	l.once.Do(func() {
 		l.reason, l.cause = reason, cause
 		// Unblock a writer stuck on a peer that does not read.
+		l.dl.Lock() // no writeLarge resets it after
 		_ = l.conn.SetWriteDeadline(time.Now().Add(closeWriteTimeout))
 		close(l.done)
+		l.dl.Unlock()
 	})
 }
 
@@ -145,6 +167,10 @@ const (
 	// sendExpress writes directly whenever the link is free, even right
 	// after another write (see directGap).
 	sendExpress
+	// sendJoined makes msg and more the pieces of one network message
+	// (a PUSH head and its payload, see sendLarge) instead of messages of
+	// their own.
+	sendJoined
 )
 
 // send appends encoded network messages (msg, then more, together) for the
@@ -178,10 +204,7 @@ func (l *link) send(ctx context.Context, mode sendMode, msg []byte, more ...[]by
 			return err == nil, err
 		}
 		if len(l.pending) == 0 || len(l.pending)+size <= maxPending {
-			l.push(msg)
-			for _, m := range more {
-				l.push(m)
-			}
+			l.pushAll(mode, msg, more)
 			l.mu.Unlock()
 			l.kickWriter()
 			return true, nil
@@ -233,8 +256,24 @@ func (l *link) wroteNow() {
 
 // queueCtrl appends a control message without waiting for space; it is
 // used under Session.mu for declarations.
+//
+// What it queued since the writer last took the queue is bounded by
+// Limits.MaxQueuedBytes: a remote that does not read and makes the session
+// answer (interests, queries) loses its link instead.
 func (l *link) queueCtrl(msg []byte) {
 	l.mu.Lock()
+	select {
+	case <-l.done:
+		l.mu.Unlock()
+		return // the writer is gone
+	default:
+	}
+	if max := l.s.cfg.Limits.MaxQueuedBytes; l.ctrlQueued+len(msg) > max {
+		l.mu.Unlock()
+		l.closeForLimit(&limitError{limit: LimitQueuedBytes, max: max, what: "the control messages queued for a remote that does not read"})
+		return
+	}
+	l.ctrlQueued += len(msg)
 	l.push(msg)
 	l.mu.Unlock()
 	l.kickWriter()
@@ -316,7 +355,7 @@ func (l *link) writeLoop() {
 	var (
 		spare   []byte
 		spareB  []int
-		wbuf    = make([]byte, 0, writeChunk+65537)
+		wbuf    []byte // grows with the first writes: an idle link holds little
 		wrote   bool
 		lastErr error
 	)
@@ -358,6 +397,7 @@ func (l *link) writeLoop() {
 		l.mu.Lock()
 		msgs, bounds := l.pending, l.bounds
 		l.pending, l.bounds = spare[:0], spareB[:0]
+		l.ctrlQueued = 0
 		l.mu.Unlock()
 		select {
 		case l.space <- struct{}{}:
@@ -431,34 +471,20 @@ func (l *link) writeMessages(w []byte, msgs []byte, bounds []int) ([]byte, error
 	return w[:0], err
 }
 
-// writeFragments sends one message too big for a batch as FRAGMENTs.
+// writeFragments sends one message too big for a batch as FRAGMENTs:
+// what w holds first, then the fragments with a vectored write, their
+// bytes straight from m (see buildFragments).
 func (l *link) writeFragments(w []byte, m []byte) ([]byte, error) {
-	first := true
-	for len(m) > 0 {
-		start := len(w)
-		w = append(w, 0, 0)
-		f := wire.Fragment{Reliable: true, SN: l.txSN, First: first && l.patch >= 1}
-		l.txSN = (l.txSN + 1) & l.snMask
-		first = false
-		// Header byte, SN, and the First marker (a unit extension).
-		hdr := 1 + wire.ZintLen(f.SN)
-		if f.First {
-			hdr++
+	if len(w) > 0 {
+		if _, err := l.conn.Write(w); err != nil {
+			return w, err
 		}
-		n := min(len(m), l.batch-wire.BatchLenSize-hdr)
-		f.More = n < len(m)
-		f.Payload = m[:n]
-		w, _ = f.AppendBinary(w) // fails only on invalid extensions; f has none
-		m = m[n:]
-		_ = wire.PutBatchLen(w[start:], len(w)-start-2)
-		if len(w) >= writeChunk {
-			if _, err := l.conn.Write(w); err != nil {
-				return w, err
-			}
-			w = w[:0]
-		}
+		w = w[:0]
 	}
-	return w, nil
+	l.buildFragments(m, nil)
+	_, err := l.writeIOV()
+	clear(l.iov)
+	return w, err
 }
 
 // readBatch reads one length-prefixed batch into buf.
@@ -482,6 +508,7 @@ func (l *link) readLoop() {
 	defer l.s.wg.Done()
 	defer close(l.finished)
 	defer l.s.removeLink(l)
+	defer l.releaseDefrag()
 	buf := make([]byte, 65535)
 	// The read deadline is pushed forward at most every lease/4, so a
 	// silent peer is dropped between one and 1.25 leases after its last
@@ -494,7 +521,7 @@ func (l *link) readLoop() {
 			_ = l.conn.SetReadDeadline(now.Add(l.peerLease + step))
 			deadlineSet = now
 		}
-		b, err := readBatch(l.br, buf)
+		b, herr, err := l.readNext(buf) // a fragment is read and handled at once (large.go)
 		l.rxBatches.Add(1)
 		if err != nil {
 			switch {
@@ -507,12 +534,22 @@ func (l *link) readLoop() {
 			}
 			return
 		}
-		if err := l.handleBatch(b); err != nil {
-			if !errors.Is(err, errLinkClosed) {
+		if b != nil {
+			herr = l.handleBatch(b)
+		}
+		if err := herr; err != nil {
+			if le := (*limitError)(nil); errors.As(err, &le) {
+				l.closeForLimit(le)
+			} else if !errors.Is(err, errLinkClosed) {
 				l.log.Warn("zenoh: dropping link after bad input", "link", l.String(), "err", err)
 				l.close(wire.CloseInvalid, err)
 			}
 			return
+		}
+		select {
+		case <-l.done:
+			return // ended meanwhile (over a limit, say): read no more
+		default:
 		}
 	}
 }
@@ -570,41 +607,6 @@ func (l *link) checkSN(reliable bool, sn uint64) {
 	}
 	l.rxStarted[ch] = true
 	l.rxSN[ch] = (sn + 1) & l.snMask
-}
-
-// handleFragment adds a FRAGMENT to the message being reassembled and
-// handles the message when it is whole.
-func (l *link) handleFragment(f *wire.Fragment) error {
-	l.checkSN(f.Reliable, f.SN)
-	if f.First || f.Drop {
-		l.defrag = l.defrag[:0]
-		l.skipping = false
-	}
-	if f.Drop {
-		return nil
-	}
-	if l.skipping {
-		l.skipping = f.More
-		return nil
-	}
-	if len(l.defrag)+len(f.Payload) > l.s.cfg.MaxMessageSize {
-		// As the reference does, drop the message but keep the link.
-		l.log.Warn("zenoh: dropping a fragmented message over the size limit", "limit", l.s.cfg.MaxMessageSize)
-		l.defrag = l.defrag[:0]
-		l.skipping = f.More
-		return nil
-	}
-	l.defrag = append(l.defrag, f.Payload...)
-	if f.More {
-		return nil
-	}
-	err := l.handleWhole(l.defrag)
-	if cap(l.defrag) > keepDefrag {
-		l.defrag = nil // do not pin a large buffer
-	} else {
-		l.defrag = l.defrag[:0]
-	}
-	return err
 }
 
 // handleWhole decodes the network messages of a reassembled message. It

@@ -109,6 +109,7 @@ func tokVisible(e *tokEntry, l *link) bool {
 // addTokenLocked records a token, announces it and queues the events.
 func (s *Session) addTokenLocked(e *tokEntry) {
 	s.tokens[e.id] = e
+	s.noteTokenLocked(e, true)
 	s.declareLocked(appendDeclareToken(nil, nil, e.id, e.key), func(l *link) bool { return tokVisible(e, l) })
 	for _, ls := range s.lsubs {
 		if intersects(ls.key, e.key) {
@@ -125,6 +126,7 @@ func (s *Session) removeTokenLocked(id uint32) {
 		return
 	}
 	delete(s.tokens, id)
+	s.noteTokenLocked(e, false)
 	s.declareLocked(appendUndeclareToken(nil, e.id, e.key), func(l *link) bool { return tokVisible(e, l) })
 	for _, ls := range s.lsubs {
 		if intersects(ls.key, e.key) {

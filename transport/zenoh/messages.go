@@ -28,6 +28,9 @@ type dataMsg struct {
 	// QoSDefault, sends none (the receiver assumes QoSDefault). Samples
 	// never take priority Control, which would encode as 0.
 	qos wire.QoS
+	// loan is set when payload lives in a reassembled message's buffer
+	// that a subscriber may keep (see take, in large.go).
+	loan *payloadLoan
 }
 
 // dataFromWire reads the data of a received PUT or DEL into d, field by

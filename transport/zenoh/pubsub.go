@@ -74,6 +74,8 @@ func (sub *Subscriber) end(err error) {
 }
 
 // toSample copies transient sample data into a Sample the handler may keep.
+// The payload of a reassembled message is not copied: the Sample takes
+// its buffer (see dataMsg.take).
 func toSample(key string, d *dataMsg) Sample {
 	smp := Sample{
 		KeyExpr:   key,
@@ -84,10 +86,7 @@ func toSample(key string, d *dataMsg) Sample {
 	if d.del {
 		smp.Kind = KindDelete
 	} else {
-		smp.Payload = bytes.Clone(d.payload)
-		if smp.Payload == nil {
-			smp.Payload = []byte{}
-		}
+		smp.Payload = d.take() // a reassembled payload without a copy
 	}
 	if d.attachment != nil {
 		smp.Attachment = bytes.Clone(d.attachment)
@@ -132,10 +131,7 @@ func (sub *Subscriber) Undeclare() error {
 	}
 	s := sub.s
 	s.mu.Lock()
-	if _, ok := s.entries[sub.id]; ok {
-		s.removeEntryLocked(sub.id)
-		s.rebuildLocked()
-	}
+	s.removeEntryLocked(sub.id) // a no-op if already removed
 	s.mu.Unlock()
 	sub.end(ErrUndeclared)
 	return nil
@@ -184,7 +180,14 @@ func (p *Publisher) KeyExpr() string { return p.key }
 // link's transmit queue is full, the sample is dropped for that link after
 // DropWait, or with CongestionBlock waited for within ctx (see
 // WithCongestionControl). With a ctx that has already ended it sends
-// nothing and returns ctx's error.
+// nothing and returns ctx's error. A sample that could encode to more than
+// Config.MaxMessageSize (the payload, key, attachment and encoding schema
+// plus up to 256 bytes of headers) is not sent at all: Put returns an
+// error matching ErrTooLarge, since receivers would drop it. payload stays
+// the caller's: Put keeps no reference to it once it returns. A payload
+// that needs fragments is written from payload itself, without a copy,
+// when the link is idle: Put then returns once the socket took it, or
+// after DropWaitFragments at most, leaving a copy of the rest to the link.
 func (p *Publisher) Put(ctx context.Context, payload []byte, opts ...PutOption) error {
 	return p.publish(ctx, false, payload, opts)
 }
@@ -259,6 +262,9 @@ func (p *Publisher) publish(ctx context.Context, del bool, payload []byte, opts 
 	if err != nil {
 		return err
 	}
+	if err := p.s.checkSampleSize(p.key, payload, o.attachment, o.schema); err != nil {
+		return err // a receiver would drop it
+	}
 	d := dataMsg{del: del, payload: payload, encID: o.encID, schema: o.schema, attachment: o.attachment, ts: o.ts, hasTS: o.hasTS, qos: qos}
 	rc := p.routeNow()
 	for _, sub := range rc.local {
@@ -267,17 +273,20 @@ func (p *Publisher) publish(ctx context.Context, del bool, payload []byte, opts 
 	if len(rc.links) == 0 {
 		return nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.buf, err = p.enc.append(p.buf[:0], p.key, &d); err != nil {
-		return fmt.Errorf("zenoh: encode sample: %w", err)
-	}
 	var mode sendMode
 	if o.cc == CongestionBlock {
 		mode |= sendBlock
 	}
 	if o.express {
 		mode |= sendExpress
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(payload) >= largePayload {
+		return p.publishLarge(ctx, mode, rc.links, &d) // large.go: no copy of payload
+	}
+	if p.buf, err = p.enc.append(p.buf[:0], p.key, &d); err != nil {
+		return fmt.Errorf("zenoh: encode sample: %w", err)
 	}
 	var firstErr error
 	for _, l := range rc.links {

@@ -244,6 +244,9 @@ func (q *Query) send(ctx context.Context, key string, del, isErr bool, payload [
 	for _, f := range opts {
 		f(&o)
 	}
+	if err := q.qa.s.checkSampleSize(key, payload, o.attachment, o.schema); err != nil {
+		return err // a receiver would drop it (limits.go)
+	}
 	r := outReply{isErr: isErr, del: del, payload: payload, enc: encodingFromWire(o.encID, o.schema),
 		attachment: o.attachment, ts: o.ts, hasTS: o.hasTS}
 	if o.encID == 0 && len(o.schema) == 0 {
@@ -448,6 +451,7 @@ func qablVisible(e *qablEntry, l *link) bool {
 // addQablLocked records a queryable and announces it.
 func (s *Session) addQablLocked(e *qablEntry) {
 	s.qabls[e.id] = e
+	s.noteQablLocked(e, true)
 	s.declareLocked(appendDeclareQueryable(nil, nil, e.id, e.key, e.complete), func(l *link) bool { return qablVisible(e, l) })
 	s.notifyLocked()
 }
@@ -459,6 +463,7 @@ func (s *Session) removeQablLocked(id uint32) {
 		return
 	}
 	delete(s.qabls, id)
+	s.noteQablLocked(e, false)
 	s.declareLocked(appendUndeclareQueryable(nil, e.id), func(l *link) bool { return qablVisible(e, l) })
 	s.notifyLocked()
 }
@@ -1050,6 +1055,9 @@ func (s *Session) handleRequest(l *link, req *wire.Request) {
 		key, err = canonKeyExpr(key)
 	}
 	if err != nil {
+		if l.checkPeerKey(key, err) != nil {
+			return // the link is closed
+		}
 		l.log.Warn("zenoh: dropping REQUEST", "err", err)
 		sink.final()
 		return

@@ -25,9 +25,11 @@ func (k SampleKind) String() string {
 	return "PUT"
 }
 
-// Sample is one publication received by a subscriber. A handler may keep it:
-// its slices are not reused by the session (but are shared between the
-// subscribers of one session, so treat them as read-only).
+// Sample is one publication received by a subscriber. Its slices are the
+// handler's own: the session never reuses them nor gives them to another
+// subscriber, so a handler may keep and modify them. The Payload of a
+// fragmented (large) sample is the buffer it was reassembled in, not a
+// copy (see the package documentation, Large payloads).
 type Sample struct {
 	KeyExpr    string
 	Payload    []byte

@@ -46,34 +46,18 @@ type Session struct {
 	nextQID uint32
 	changed chan struct{} // closed and replaced when the routing table changes
 
-	table atomic.Pointer[table]
+	table atomic.Pointer[table] // the links; see routing.go
+	rt    routeState            // the subscriptions' change log; see routing.go
+	local localDecls            // local queryables and tokens; see routing_visible.go
 
 	gossip *gossiper // nil when gossip is off
-}
 
-// subEntry is a subscription known to the session: local (origin nil) or
-// declared by a remote node over origin.
-type subEntry struct {
-	id     uint32
-	key    string
-	origin *link
-	local  *Subscriber
-}
-
-// table is an immutable routing snapshot.
-type table struct {
-	local []*Subscriber
-	links []linkSubs
-	// all lists every link.
-	all []*link
-	// unfiltered lists the links whose subscribers are not known (yet), to
-	// which a client sends every publication.
-	unfiltered map[*link]bool
-}
-
-type linkSubs struct {
-	l    *link
-	keys []string
+	stats statsCounters // see Stats
+	// reassembly counts the bytes of the links' reassembly buffers
+	// (large.go), bounded by MaxSessionReassembly.
+	reassembly atomic.Int64
+	// adm counts the inbound handshakes in progress (limits.go).
+	adm admission
 }
 
 // Open starts a session: it listens on cfg.Listen and dials cfg.Connect,
@@ -250,10 +234,19 @@ func (s *Session) acceptLoop(ln net.Listener) {
 			}
 			return
 		}
+		ip := sourceAddr(conn)
+		if !s.admit(conn, ip) {
+			continue // refused over a limit (see admit)
+		}
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
 			l, err := s.handshake(s.ctx, conn, false)
+			s.adm.leave(ip)
+			if le := (*limitError)(nil); errors.As(err, &le) {
+				s.refuse(conn, le.limit, le.what)
+				return
+			}
 			if err != nil {
 				s.log.Debug("zenoh: inbound handshake failed", "remote", conn.RemoteAddr().String(), "err", err)
 				_ = conn.Close()
@@ -400,6 +393,7 @@ func (s *Session) register(l *link) (*link, error) {
 		close(l.finished)
 		return nil, ErrSessionClosed
 	}
+	replacing := false // l replaces a link to the same node
 	for other := range s.links {
 		if !bytes.Equal(other.remoteZID, l.remoteZID) {
 			continue
@@ -414,6 +408,12 @@ func (s *Session) register(l *link) (*link, error) {
 			return other, errDuplicateLink
 		}
 		other.close(wire.CloseMaxLinks, errDuplicateLink)
+		replacing = true
+	}
+	if limit, max := s.linkLimitLocked(l); limit != "" && !l.dialed && !replacing {
+		s.refuse(l.conn, limit, "links")
+		close(l.finished)
+		return nil, &limitError{limit: limit, max: max, what: "link count"}
 	}
 	s.links[l] = struct{}{}
 	// Push our declarations: to peers and routers as the answer to the
@@ -517,38 +517,6 @@ func (s *Session) notifyLocked() {
 	s.changed = make(chan struct{})
 }
 
-// sortedEntries lists the subscriptions in declaration order.
-func (s *Session) sortedEntries() []*subEntry {
-	es := make([]*subEntry, 0, len(s.entries))
-	for _, e := range s.entries {
-		es = append(es, e)
-	}
-	slices.SortFunc(es, func(a, b *subEntry) int { return int(a.id) - int(b.id) })
-	return es
-}
-
-// visible reports whether subscription e is announced to link l: our own
-// subscriptions go to everyone; a remote one goes to other links when one
-// of the two ends is a client (peers route for their clients only).
-func (s *Session) visible(e *subEntry, l *link) bool {
-	if e.origin == l {
-		return false
-	}
-	return e.origin == nil || e.origin.isClient() || l.isClient()
-}
-
-// addEntryLocked registers a subscription and announces it.
-func (s *Session) addEntryLocked(key string, origin *link, local *Subscriber) *subEntry {
-	s.nextID++
-	e := &subEntry{id: s.nextID, key: key, origin: origin, local: local}
-	s.entries[e.id] = e
-	// Route with the new entry before announcing it: a node that learns of
-	// it may publish at once, and its samples must find the entry.
-	s.rebuildLocked()
-	s.declareLocked(appendDeclareSubscriber(nil, nil, e.id, key), func(l *link) bool { return s.visible(e, l) })
-	return e
-}
-
 // declareLocked queues a declaration (or undeclaration) on every link that
 // takes our declarations and may see it.
 func (s *Session) declareLocked(msg []byte, visible func(*link) bool) {
@@ -557,101 +525,6 @@ func (s *Session) declareLocked(msg []byte, visible func(*link) bool) {
 			l.queueCtrl(msg)
 		}
 	}
-}
-
-// removeEntryLocked forgets a subscription and withdraws it. The caller
-// rebuilds the table.
-func (s *Session) removeEntryLocked(id uint32) {
-	e, ok := s.entries[id]
-	if !ok {
-		return
-	}
-	delete(s.entries, id)
-	s.declareLocked(appendUndeclareSubscriber(nil, e.id), func(l *link) bool { return s.visible(e, l) })
-}
-
-// rebuildLocked publishes a new routing snapshot and wakes waiters.
-func (s *Session) rebuildLocked() {
-	t := &table{}
-	byLink := make(map[*link]int)
-	for _, e := range s.sortedEntries() {
-		if e.local != nil {
-			t.local = append(t.local, e.local)
-			continue
-		}
-		i, ok := byLink[e.origin]
-		if !ok {
-			i = len(t.links)
-			byLink[e.origin] = i
-			t.links = append(t.links, linkSubs{l: e.origin})
-		}
-		t.links[i].keys = append(t.links[i].keys, e.key)
-	}
-	for l := range s.links {
-		t.all = append(t.all, l)
-		if l.askedSubs && !l.subsKnown {
-			if t.unfiltered == nil {
-				t.unfiltered = make(map[*link]bool)
-			}
-			t.unfiltered[l] = true
-		}
-	}
-	s.table.Store(t)
-	s.refreshAggLocked()
-	close(s.changed)
-	s.changed = make(chan struct{})
-}
-
-// routeCache is an immutable destination set for one key and one table.
-type routeCache struct {
-	t     *table
-	key   string
-	local []*Subscriber
-	links []*link
-	// matched counts the links in links known to have a matching
-	// subscriber (the others are sent to because their subscribers are not
-	// known yet).
-	matched int
-}
-
-// route returns where a sample on key arriving from src (nil: local) goes,
-// reusing c when it was computed for the current table and the same key.
-func (s *Session) route(c *routeCache, key string, src *link) *routeCache {
-	t := s.table.Load()
-	if c != nil && c.t == t && c.key == key {
-		return c
-	}
-	c = &routeCache{t: t, key: key}
-	for _, sub := range t.local {
-		if intersects(sub.key, key) {
-			c.local = append(c.local, sub)
-		}
-	}
-	if s.cfg.Mode == ModeClient && src != nil {
-		return c // a client relays nothing
-	}
-	// A router that has not answered our interest yet gets everything.
-	for l := range t.unfiltered {
-		if l != src && (src == nil || src.isClient() || l.isClient()) {
-			c.links = append(c.links, l)
-		}
-	}
-	for _, ls := range t.links {
-		if t.unfiltered[ls.l] {
-			continue // already included
-		}
-		if ls.l == src || !(src == nil || src.isClient() || ls.l.isClient()) {
-			continue
-		}
-		for _, k := range ls.keys {
-			if intersects(k, key) {
-				c.links = append(c.links, ls.l)
-				c.matched++
-				break
-			}
-		}
-	}
-	return c
 }
 
 // handleNetwork dispatches one network message received on l. The message
@@ -665,6 +538,9 @@ func (s *Session) handleNetwork(l *link, nm wire.NetworkMessage) error {
 			l.log.Warn("zenoh: dropping PUSH", "err", err)
 			return nil
 		}
+		if err := l.checkPeerKey(key, nil); err != nil {
+			return err
+		}
 		d := &l.rxData
 		if !dataFromWire(m.Body, d) {
 			return nil // the decoder only returns PUT or DEL
@@ -672,7 +548,10 @@ func (s *Session) handleNetwork(l *link, nm wire.NetworkMessage) error {
 		d.qos = m.EffectiveQoS() // relayed as received
 		rc := s.route(l.rxRoute, key, l)
 		l.rxRoute = rc
-		for _, sub := range rc.local {
+		for i, sub := range rc.local {
+			if d.loan != nil { // only the last may take the buffer (large.go)
+				d.loan.last = i == len(rc.local)-1 && len(rc.links) == 0
+			}
 			sub.deliver(key, *d)
 		}
 		if len(rc.links) > 0 {
@@ -723,14 +602,9 @@ func (s *Session) handleDeclare(l *link, m *wire.Declare) error {
 			l.log.Warn("zenoh: ignoring D_KEYEXPR", "err", err)
 			return nil
 		}
-		if len(l.aliases) >= maxAliases {
-			return fmt.Errorf("%w: more than %d key expression aliases", ErrTooLarge, maxAliases)
-		}
-		l.aliases[d.ID] = key
-		l.lastKey = "" // the cache may hold the old meaning of this scope
+		return l.setAlias(d.ID, key) // within Limits.MaxAliases and MaxAliasBytes
 	case *wire.UndeclareKeyExpr:
-		delete(l.aliases, d.ID)
-		l.lastKey = ""
+		l.dropAlias(d.ID)
 	case *wire.DeclareFinal:
 		if m.HasInterestID && m.InterestID == subsInterestID && l.askedSubs {
 			s.mu.Lock()
@@ -747,6 +621,9 @@ func (s *Session) handleDeclare(l *link, m *wire.Declare) error {
 			return nil
 		}
 		if key, err = canonKeyExpr(key); err != nil {
+			if err := l.checkPeerKey(key, err); err != nil {
+				return err
+			}
 			l.log.Warn("zenoh: ignoring D_SUBSCRIBER", "err", err)
 			return nil
 		}
@@ -761,8 +638,10 @@ func (s *Session) handleDeclare(l *link, m *wire.Declare) error {
 			}
 			s.removeEntryLocked(old)
 		}
-		if len(l.remoteSubs) >= maxRemoteSubs {
-			return fmt.Errorf("%w: more than %d subscribers from one link", ErrTooLarge, maxRemoteSubs)
+		if _, ok := l.remoteSubs[d.ID]; !ok {
+			if err := l.checkDeclarations(); err != nil {
+				return err
+			}
 		}
 		e := s.addEntryLocked(key, l, nil)
 		l.remoteSubs[d.ID] = e.id
@@ -772,6 +651,9 @@ func (s *Session) handleDeclare(l *link, m *wire.Declare) error {
 			key, err = canonKeyExpr(key)
 		}
 		if err != nil {
+			if err := l.checkPeerKey(key, err); err != nil {
+				return err
+			}
 			l.log.Warn("zenoh: ignoring D_QUERYABLE", "err", err)
 			return nil
 		}
@@ -786,8 +668,8 @@ func (s *Session) handleDeclare(l *link, m *wire.Declare) error {
 				return nil // a repeated declaration, e.g. in an interest reply
 			}
 			s.removeQablLocked(old)
-		} else if len(l.remoteQabls) >= maxRemoteSubs {
-			return fmt.Errorf("%w: more than %d queryables from one link", ErrTooLarge, maxRemoteSubs)
+		} else if err := l.checkDeclarations(); err != nil {
+			return err
 		}
 		s.nextID++
 		l.remoteQabls[d.ID] = s.nextID
@@ -798,6 +680,9 @@ func (s *Session) handleDeclare(l *link, m *wire.Declare) error {
 			key, err = canonKeyExpr(key)
 		}
 		if err != nil {
+			if err := l.checkPeerKey(key, err); err != nil {
+				return err
+			}
 			l.log.Warn("zenoh: ignoring D_TOKEN", "err", err)
 			return nil
 		}
@@ -811,8 +696,8 @@ func (s *Session) handleDeclare(l *link, m *wire.Declare) error {
 				return nil // a repeated declaration, e.g. in an interest reply
 			}
 			s.removeTokenLocked(old)
-		} else if len(l.remoteTokens) >= maxRemoteSubs {
-			return fmt.Errorf("%w: more than %d tokens from one link", ErrTooLarge, maxRemoteSubs)
+		} else if err := l.checkDeclarations(); err != nil {
+			return err
 		}
 		s.nextID++
 		l.remoteTokens[d.ID] = s.nextID
@@ -837,57 +722,14 @@ func (s *Session) handleDeclare(l *link, m *wire.Declare) error {
 		if gid, ok := l.remoteSubs[d.ID]; ok {
 			delete(l.remoteSubs, d.ID)
 			s.removeEntryLocked(gid)
-			s.rebuildLocked()
 		}
 	}
 	return nil
 }
 
-// Bounds on what one remote may make us remember.
-const (
-	maxAliases      = 1 << 16
-	maxRemoteSubs   = 1 << 16
-	maxAggInterests = 1 << 12
-)
-
-// aggInterest is a remote's aggregated Future interest in subscribers on
-// key: it is answered with one declaration of key itself, withdrawn when no
-// subscriber intersects key any more.
-type aggInterest struct {
-	key      string
-	declID   uint32
-	declared bool
-}
-
-// matchesLocked reports whether a subscription visible to l intersects key.
-func (s *Session) matchesLocked(l *link, key string) bool {
-	for _, e := range s.entries {
-		if s.visible(e, l) && intersects(e.key, key) {
-			return true
-		}
-	}
-	return false
-}
-
-// refreshAggLocked updates the aggregated declarations after a change.
-func (s *Session) refreshAggLocked() {
-	var scratch []byte
-	for l := range s.links {
-		for _, a := range l.agg {
-			switch m := s.matchesLocked(l, a.key); {
-			case m && !a.declared:
-				s.nextID++
-				a.declID, a.declared = s.nextID, true
-				scratch = appendDeclareSubscriber(scratch[:0], nil, a.declID, a.key)
-				l.queueCtrl(scratch)
-			case !m && a.declared:
-				a.declared = false
-				scratch = appendUndeclareSubscriber(scratch[:0], a.declID)
-				l.queueCtrl(scratch)
-			}
-		}
-	}
-}
+// maxAggInterests bounds the aggregated interests one remote may make us
+// remember (the other bounds are in Limits).
+const maxAggInterests = 1 << 12
 
 // handleInterest answers an INTEREST: for Current modes, the matching
 // subscriptions tagged with the interest id, then D_FINAL; for Future
@@ -905,6 +747,9 @@ func (s *Session) handleInterest(l *link, m *wire.Interest) {
 		if err != nil {
 			l.log.Warn("zenoh: interest on unknown key", "err", err)
 		}
+		if l.checkPeerKey(k, nil) != nil {
+			return // the link is closed
+		}
 		restrict = k
 	}
 	s.mu.Lock()
@@ -919,7 +764,7 @@ func (s *Session) handleInterest(l *link, m *wire.Interest) {
 		// declared while some subscriber intersects it.
 		a := &aggInterest{key: restrict}
 		if m.Mode == wire.InterestCurrent || m.Mode == wire.InterestCurrentFuture {
-			if s.matchesLocked(l, restrict) {
+			if a.n = s.countMatchesLocked(l, restrict); a.n > 0 {
 				s.nextID++
 				a.declID, a.declared = s.nextID, true
 				l.queueCtrl(appendDeclareSubscriber(scratch[:0], &id, a.declID, restrict))
@@ -934,30 +779,34 @@ func (s *Session) handleInterest(l *link, m *wire.Interest) {
 				l.log.Warn("zenoh: too many aggregated interests, ignoring one", "id", id)
 				return
 			}
+			if m.Mode == wire.InterestFuture {
+				a.n = s.countMatchesLocked(l, restrict)
+			}
 			l.agg[id] = a
+			s.rt.addAggLink(l)
 		}
 		return
 	}
 	if m.Mode == wire.InterestCurrent || m.Mode == wire.InterestCurrentFuture {
 		if m.Options&wire.InterestSubscribers != 0 {
-			for _, e := range s.sortedEntries() {
-				if s.visible(e, l) && (restrict == "" || intersects(restrict, e.key)) {
+			for _, e := range s.visibleEntriesLocked(l) {
+				if restrict == "" || intersects(restrict, e.key) {
 					scratch = appendDeclareSubscriber(scratch[:0], &id, e.id, e.key)
 					l.queueCtrl(scratch)
 				}
 			}
 		}
 		if m.Options&wire.InterestTokens != 0 {
-			for _, e := range s.sortedTokens() {
-				if tokVisible(e, l) && (restrict == "" || intersects(restrict, e.key)) {
+			for _, e := range s.visibleTokensLocked(l) {
+				if restrict == "" || intersects(restrict, e.key) {
 					scratch = appendDeclareToken(scratch[:0], &id, e.id, e.key)
 					l.queueCtrl(scratch)
 				}
 			}
 		}
 		if m.Options&wire.InterestQueryables != 0 {
-			for _, e := range s.sortedQabls() {
-				if qablVisible(e, l) && (restrict == "" || intersects(restrict, e.key)) {
+			for _, e := range s.visibleQablsLocked(l) {
+				if restrict == "" || intersects(restrict, e.key) {
 					scratch = appendDeclareQueryable(scratch[:0], &id, e.id, e.key, e.complete)
 					l.queueCtrl(scratch)
 				}

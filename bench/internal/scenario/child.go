@@ -54,6 +54,12 @@ type childConfig struct {
 	// "echo" or "sink"), see [DDSProc].
 	DDS    bool `json:"dds,omitempty"`
 	Domain int  `json:"domain,omitempty"`
+	// ROSDDS makes the child a ROS node on DDS in Domain (role "echo",
+	// see [ROSDDSProc], or "pipeline", see [PipelineConfig].ROS).
+	ROSDDS bool `json:"ros_dds,omitempty"`
+	// Image is the image of role "image" (Node "pub" or "sub", see
+	// [RunImage]).
+	Image *ImageFormat `json:"image,omitempty"`
 	// Stream sinks (role "sink"): the afor queue size and the sender's
 	// clock start (Unix ns).
 	Queue      int   `json:"queue,omitempty"`
@@ -81,8 +87,14 @@ func RunChild() (handled bool, err error) {
 
 // runChild answers until stdin ends.
 func runChild(cfg childConfig, stdin io.Reader, stdout io.Writer) error {
+	if cfg.ROSDDS {
+		return runROSDDSChild(cfg, stdin, stdout)
+	}
 	if cfg.Role == "pipeline" {
 		return runPipelineNode(cfg, stdin, stdout)
+	}
+	if cfg.Role == "image" {
+		return runImageNode(cfg, stdin, stdout)
 	}
 	if cfg.Floor {
 		return runFloorChild(cfg, stdin, stdout)
@@ -206,6 +218,11 @@ func startReady(ctx context.Context, cmd *exec.Cmd, what string) (stop func() er
 // endpoint or port it listens on, the system having chosen the port):
 // it also returns ARG.
 func startReadyArg(ctx context.Context, cmd *exec.Cmd, what string) (stop func() error, arg string, err error) {
+	return startReadyArgTimeout(ctx, cmd, what, childTimeout)
+}
+
+// startReadyArgTimeout is startReadyArg waiting up to ready for the line.
+func startReadyArgTimeout(ctx context.Context, cmd *exec.Cmd, what string, ready time.Duration) (stop func() error, arg string, err error) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
@@ -254,7 +271,7 @@ func startReadyArg(ctx context.Context, cmd *exec.Cmd, what string) (stop func()
 		}
 		return fmt.Errorf("%s: %w (%v): %s", what, err, werr, lastLines(stderr.String(), 5))
 	}
-	timer := time.NewTimer(childTimeout)
+	timer := time.NewTimer(ready)
 	defer timer.Stop()
 	select {
 	case err := <-line:

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"strconv"
@@ -35,7 +36,13 @@ type PipelineConfig struct {
 	// NodeProcs, when positive, is the GOMAXPROCS of every node process
 	// (1 spares the Go scheduler's thread wake-ups between its goroutines).
 	NodeProcs int
-	Progress  Progress
+	// ROS, when set, runs the five nodes as ROS 2 nodes over DDS instead
+	// (Router and Floor ignored): PipelineROSDDS, Go nodes of package ros
+	// (this executable started again); PipelineRclpy or
+	// PipelineRclpyEvents, rclpy nodes (testdata/rclpy_pipeline.py run by
+	// Python). See ros_dds_pipeline.go.
+	ROS      string
+	Progress Progress
 }
 
 // Pipeline is the outcome of the robot pipeline scenario.
@@ -85,6 +92,10 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig) (r Result) {
 	r = Result{Scenario: "pipeline", Transport: "zenoh-p2p", Mode: ModeAfor, Size: ImageWidth * ImageHeight,
 		Note: "five processes, peers linked directly; cpu: all five nodes, % of one core"}
 	switch {
+	case cfg.ROS != "":
+		cfg.Router, cfg.Floor = false, false
+		r.Transport, r.Mode = pipelineFlavourRow(cfg.ROS)
+		r.Note = "five processes, ROS 2 nodes over DDS (" + cfg.ROS + "); cpu: all five nodes, % of one core"
 	case cfg.Floor:
 		cfg.Router = false
 		r.Transport, r.Mode = string(FloorTCP), ModeFloor
@@ -127,13 +138,18 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig) (r Result) {
 }
 
 func runPipeline(ctx context.Context, cfg PipelineConfig, row string) (p *Pipeline, err error) {
-	ctx, cancel := context.WithTimeout(ctx, cfg.Warmup+cfg.Window+runSlack+childTimeout)
+	ctx, cancel := context.WithTimeout(ctx, cfg.Warmup+cfg.Window+runSlack+childTimeout+pipelineStartSlack(cfg))
 	defer cancel()
 	p = &Pipeline{Topology: "peer-to-peer", Window: cfg.Window, NodeProcs: cfg.NodeProcs}
 	prefix := fmt.Sprintf("afor_bench/pipeline/%d/%d/", os.Getpid(), time.Now().UnixNano())
 	var rt *router
 	if cfg.Floor {
 		p.Topology = "bare Go over TCP"
+	}
+	domain := ddsDomainBase + rand.IntN(ddsDomains) // the ROS flavours'
+	if cfg.ROS != "" {
+		p.Topology = "ROS 2 over DDS (" + cfg.ROS + ")"
+		prefix = rosNamespace()
 	}
 	if cfg.Router {
 		p.Topology = "clients of a Rust router"
@@ -158,7 +174,17 @@ func runPipeline(ctx context.Context, cfg PipelineConfig, row string) (p *Pipeli
 				c.Peers = append(c.Peers, addrs[in])
 			}
 		}
-		np, addr, err := startNode(ctx, c, cfg.NodeProcs)
+		var np *nodeProc
+		var addr string
+		switch cfg.ROS {
+		case "":
+			np, addr, err = startNode(ctx, c, cfg.NodeProcs)
+		case PipelineROSDDS:
+			c.ROSDDS, c.Domain, c.Peers = true, domain, nil
+			np, addr, err = startNode(ctx, c, cfg.NodeProcs)
+		default:
+			np, err = startRclpyNode(ctx, cfg.Python, cfg.ROS, node, prefix, domain)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -377,7 +403,14 @@ func startNode(ctx context.Context, c childConfig, procs int) (*nodeProc, string
 	if procs > 0 {
 		cmd.Env = append(cmd.Env, "GOMAXPROCS="+strconv.Itoa(procs))
 	}
-	np := &nodeProc{what: "pipeline node " + c.Node, cmd: cmd, lines: make(chan string, 4), stderr: &lockedBuffer{}}
+	return startNodeCmd(ctx, cmd, "pipeline node "+c.Node, childTimeout)
+}
+
+// startNodeCmd starts cmd as a pipeline node and waits up to ready for its
+// "ready ENDPOINT" line.
+func startNodeCmd(ctx context.Context, cmd *exec.Cmd, what string, ready time.Duration) (*nodeProc, string, error) {
+	np := &nodeProc{what: what, cmd: cmd, lines: make(chan string, 4), stderr: &lockedBuffer{}}
+	var err error
 	cmd.Stderr = np.stderr
 	if os.Getenv(EnvPipelineDebug) != "" {
 		cmd.Stderr = io.MultiWriter(np.stderr, os.Stderr)
@@ -400,7 +433,7 @@ func startNode(ctx context.Context, c childConfig, procs int) (*nodeProc, string
 			np.lines <- sc.Text()
 		}
 	}()
-	line, err := np.next(ctx)
+	line, err := np.nextWithin(ctx, ready)
 	if err != nil {
 		np.kill()
 		return nil, "", np.fail(err)
@@ -415,7 +448,12 @@ func startNode(ctx context.Context, c childConfig, procs int) (*nodeProc, string
 
 // next returns the node's next line of output.
 func (np *nodeProc) next(ctx context.Context) (string, error) {
-	t := time.NewTimer(childTimeout)
+	return np.nextWithin(ctx, childTimeout)
+}
+
+// nextWithin returns the node's next line of output, waiting up to d.
+func (np *nodeProc) nextWithin(ctx context.Context, d time.Duration) (string, error) {
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case l, ok := <-np.lines:

@@ -146,6 +146,9 @@ func runPipelineNode(cfg childConfig, stdin io.Reader, stdout io.Writer) error {
 	if cfg.Floor {
 		open = openFloorNode
 	}
+	if cfg.ROSDDS {
+		open = openROSDDSPipelineNode
+	}
 	addr, run, closeNode, err := open(cfg, st)
 	if err != nil {
 		return err

@@ -70,6 +70,9 @@ func CheckPythonModules(ctx context.Context, python string, modules ...string) e
 // this package) with interpreter python for d after warmup, and reports its
 // hops like RunEcho does. Its CPU is the interpreter's own.
 func RunEchoPython(ctx context.Context, python string, mode PythonMode, d, warmup time.Duration) (r Result, rep *PythonReport) {
+	if _, ok := rclpyKinds[mode]; ok { // rclpy's own echo (ros_dds_python.go)
+		return runEchoRclpy(ctx, python, mode, d, warmup), nil
+	}
 	r = Result{Scenario: "echo", Transport: "python-" + string(mode), Mode: ModePython, Size: 0,
 		Note: "Python afor on uvloop, ASCII counters"}
 	if mode == PythonInproc {

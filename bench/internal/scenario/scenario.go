@@ -151,6 +151,9 @@ type Result struct {
 	// row's CPU is the nodes' total, its Latency and NsPerOp the IMU to
 	// control latency.
 	Pipeline *Pipeline `json:"pipeline,omitempty"`
+	// Image holds the image scenario's numbers per side; its row's CPU is
+	// both processes' total, its Latency and NsPerOp the one-way latency.
+	Image *Image `json:"image,omitempty"`
 	// Samples are the latencies of the latency scenario, for plots.
 	Samples []time.Duration `json:"-"`
 }

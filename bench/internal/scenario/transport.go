@@ -108,7 +108,7 @@ type Peer struct {
 // Transports returns every transport of the harness, in report order.
 // The router transport uses the default interpreter (peers.PythonPath).
 func Transports() []Transport {
-	return []Transport{Mem(), Zenoh(), ZenohTCP(), ZenohProc(), ZenohRouter(peers.PythonPath()), ROSZenoh(), ROSZenohTCP(), ROSZenohProc(), DDS(), DDSProc()}
+	return []Transport{Mem(), Zenoh(), ZenohTCP(), ZenohProc(), ZenohRouter(peers.PythonPath()), ROSZenoh(), ROSZenohTCP(), ROSZenohProc(), DDS(), DDSProc(), ROSDDS(), ROSDDSProc()}
 }
 
 // Runs reports whether scenario sc runs on t.

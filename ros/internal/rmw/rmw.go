@@ -15,6 +15,13 @@ package rmw
 // only: Publisher.Publish and Client.Send must not keep the payload they
 // are given after they return; the payload passed to a Client's reply
 // function is valid only during that call.
+//
+// Issue 12: IncompatibleQoS and QoSEventSource, an optional interface of
+// publishers and subscriptions (DDS implements it).
+//
+// Issue 16: Message.Stable, set by a middleware that hands the received
+// payload over, so that package ros decodes large sequences without copying
+// them.
 
 import (
 	"context"
@@ -103,11 +110,22 @@ type MessageInfo struct {
 	ReceivedTime time.Time // when it was received, by ours
 }
 
-// Message is a received sample. Payload is valid only during the call that
-// delivers it: a receiver that keeps it must copy it.
+// Message is a received sample.
+//
+// Unless Stable is set, Payload is valid only during the call that delivers
+// it: a receiver that keeps it, or anything decoded from it without a copy,
+// must copy it.
 type Message struct {
 	Payload []byte
 	Info    MessageInfo
+	// Stable says that the middleware hands Payload over: it never writes
+	// or reuses those bytes after delivering them, so the receiver may keep
+	// Payload and decode messages that alias it (cdr.Options.Alias), with
+	// no copy. Other receivers of the same sample may hold the same bytes,
+	// so they are read-only for everyone. A middleware that reuses its
+	// receive buffers (a pool) or delivers a buffer its sender reuses
+	// leaves Stable false.
+	Stable bool
 }
 
 // Request is a received service request. Payload is valid only during the
@@ -155,6 +173,31 @@ type Publisher interface {
 	Publish(ctx context.Context, payload []byte) error
 	GID() GID
 	Close() error
+}
+
+// IncompatibleQoS is the event of a publisher or subscription that found a
+// remote endpoint on its topic whose QoS it cannot match (rmw's
+// RMW_EVENT_OFFERED_QOS_INCOMPATIBLE and RMW_EVENT_REQUESTED_QOS_INCOMPATIBLE).
+type IncompatibleQoS struct {
+	// TotalCount counts the incompatible remote endpoints found so far,
+	// TotalCountChange those found since the last event.
+	TotalCount       int
+	TotalCountChange int
+	// LastPolicy names the policy of the last one, as DDS names it:
+	// "DURABILITY", "RELIABILITY", "DEADLINE", "LIVELINESS", ...
+	LastPolicy string
+}
+
+// QoSEventSource is implemented by the publishers and subscriptions of a
+// middleware that detects incompatible QoS (DDS); package ros asks for it
+// with a type assertion, and the middlewares that cannot tell (Zenoh,
+// memory) simply do not implement it.
+type QoSEventSource interface {
+	// OnIncompatibleQoS makes the endpoint call f, from a middleware
+	// goroutine, for every incompatible remote endpoint it finds from now
+	// on, until it is closed. f must not block. It is called at most once
+	// per endpoint.
+	OnIncompatibleQoS(f func(IncompatibleQoS))
 }
 
 // Subscription receives a topic's messages through its deliver function.

@@ -33,6 +33,7 @@ type publisher struct {
 	n    *node
 	w    *dds.Writer
 	once sync.Once
+	qw   qosWatch // incompatible QoS events (qosevent.go)
 }
 
 // CreatePublisher creates a DDS writer on "rt/<topic>".
@@ -65,6 +66,7 @@ func (p *publisher) GID() rmw.GID { return GIDOf(p.w.GUID()) }
 func (p *publisher) Close() error {
 	p.once.Do(func() {
 		_ = p.w.Close()
+		p.qw.wait()
 		p.n.unregister(p, p.w.GUID())
 	})
 	return nil
@@ -75,6 +77,7 @@ type subscription struct {
 	n    *node
 	r    *dds.Reader
 	once sync.Once
+	qw   qosWatch // incompatible QoS events (qosevent.go)
 }
 
 // CreateSubscription creates a DDS reader on "rt/<topic>" whose samples
@@ -85,7 +88,9 @@ func (n *node) CreateSubscription(topic string, t rmw.Type, q rmw.QoS, deliver f
 		return nil, err
 	}
 	r, err := dds.NewReaderFunc(n.s.p, dt, dq, func(smp dds.Sample) {
-		deliver(rmw.Message{Payload: smp.Payload, Info: messageInfo(smp)})
+		// The payload belongs to the receiver (a copy of the DATA, or the
+		// buffer its DATA_FRAGs were reassembled in): it is handed over.
+		deliver(rmw.Message{Payload: smp.Payload, Info: messageInfo(smp), Stable: true})
 	})
 	if err != nil {
 		return nil, err
@@ -115,6 +120,7 @@ func (s *subscription) GID() rmw.GID { return GIDOf(s.r.GUID()) }
 func (s *subscription) Close() error {
 	s.once.Do(func() {
 		_ = s.r.Close()
+		s.qw.wait()
 		s.n.unregister(s, s.r.GUID())
 	})
 	return nil

@@ -9,6 +9,11 @@
 // deliver function before it returns, in the order subscriptions were
 // created. TRANSIENT_LOCAL publishers keep their last Depth payloads for
 // TRANSIENT_LOCAL subscriptions created later.
+//
+// A live publication is delivered in the publisher's own buffer, which
+// package ros reuses for its next message: it is not Stable, so the
+// subscription copies what it decodes. History payloads are copies that
+// nothing writes again, delivered Stable.
 package rmwmem
 
 import (
@@ -362,6 +367,7 @@ func (p *publisher) Publish(ctx context.Context, payload []byte) error {
 // KEEP_ALL).
 func (p *publisher) keep(m rmw.Message) {
 	m.Payload = slices.Clone(m.Payload)
+	m.Stable = true // never written again: late joiners may alias it
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.history = append(p.history, m)

@@ -96,6 +96,16 @@ func (p *publisher) close() error {
 	return nil
 }
 
+// samplesStable says whether the payloads of the samples, and of the
+// replies, that transport/zenoh hands to a handler may be kept and aliased:
+// its Sample documentation says that they are the handler's own, never
+// reused by the session (a large sample's is the buffer it was reassembled
+// in). It makes the delivered rmw.Message Stable, so that package ros
+// decodes large messages without copying them; if the transport ever
+// recycles a sample's buffer after its handler returns, it must become
+// false. TestLargeKeptMessagesStayIntact in package ros checks it.
+const samplesStable = true
+
 // subscription is an rmw.Subscription: a Zenoh subscriber on the topic's
 // data key that drops samples without a valid attachment.
 type subscription struct {
@@ -139,7 +149,7 @@ func newSubscription(n *node, topic string, t rmw.Type, q rmw.QoS, deliver func(
 			s.late.live(smp.Payload, a)
 			return
 		}
-		deliver(rmw.Message{Payload: smp.Payload, Info: a.info()})
+		deliver(rmw.Message{Payload: smp.Payload, Info: a.info(), Stable: samplesStable})
 	})
 	if err != nil {
 		return nil, err

@@ -263,7 +263,7 @@ func (lj *lateJoiner) deliverLocked(h heldSample) {
 		clear(lj.last)
 	}
 	lj.last[h.a.GID] = h.a.Seq
-	lj.deliver(rmw.Message{Payload: h.payload, Info: h.a.info()})
+	lj.deliver(rmw.Message{Payload: h.payload, Info: h.a.info(), Stable: samplesStable})
 }
 
 // close stops the queries and the liveliness subscriber.

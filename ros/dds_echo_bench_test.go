@@ -1,0 +1,214 @@
+package ros_test
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/afor-go/afor/ros"
+	"github.com/afor-go/afor/ros/msgs/std_msgs"
+	"github.com/afor-go/afor/transport/dds"
+)
+
+// BenchmarkDDSEchoLayers times one echo over ROS 2 on DDS (a std_msgs/String
+// "hello world" sent on /ping and answered on /pong, one in flight) between
+// two DDS participants of this process on loopback, at three levels, in
+// one run, and reports ns/hop (half a round trip):
+//
+//   - raw_dds: transport/dds underneath, no ROS layer: callback readers
+//     (dds.NewReaderFunc) decoding the CDR and answering with Writer.Write,
+//     on the topics ("rt/ping", "rt/pong"), type name and QoS (ROS's
+//     default profile with the typehash USER_DATA) the ROS layer uses;
+//   - ros_callback: the ROS layer (ros.NewPublisher, ros.Subscribe over
+//     ros.DDS), answering from the sub's OnInput callback, without a
+//     goroutine hand-off, as raw_dds;
+//   - ros_listen: the ROS layer used as a node is written, a ListenReliable
+//     loop answering and the caller waiting with a Listener.
+//
+// ros_callback minus raw_dds is what the ROS layer costs per hop (the
+// target: within 1 µs); ros_listen adds afor's hand-off to the loops'
+// goroutines. bench/ has the same between two processes, next to rclpy
+// (go run ./bench -scenarios echo -transports ros-dds,ros-dds-proc).
+func BenchmarkDDSEchoLayers(b *testing.B) {
+	b.Run("raw_dds", benchRawDDSEcho)
+	b.Run("ros_callback", func(b *testing.B) { benchROSDDSEcho(b, false) })
+	b.Run("ros_listen", func(b *testing.B) { benchROSDDSEcho(b, true) })
+}
+
+// benchDDSConfig is a participant's configuration: LOCALHOST discovery in
+// domain d, the environment ignored.
+func benchDDSConfig(d int) dds.Config {
+	return dds.Config{DomainID: d, ExactDomain: true, Range: dds.RangeLocalhost, Getenv: func(string) string { return "" },
+		Logger: slog.New(slog.DiscardHandler)}
+}
+
+// benchDDSDomain picks a domain away from the interop tests' (100 to 199).
+func benchDDSDomain() int { return 200 + rand.IntN(30) }
+
+func benchRawDDSEcho(b *testing.B) {
+	d := benchDDSDomain()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var typ std_msgs.String
+	q := dds.QoS{Reliability: dds.Reliable, Durability: dds.Volatile, History: dds.KeepLast, Depth: 10,
+		UserData: []byte("typehash=" + typ.TypeHash() + ";")}
+	topic := func(name string) dds.Topic { return dds.Topic{Name: "rt/" + name, TypeName: typ.DDSTypeName()} }
+	pa, err := dds.NewParticipant(ctx, benchDDSConfig(d))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pa.Close()
+	pe, err := dds.NewParticipant(ctx, benchDDSConfig(d))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pe.Close()
+	ping, err := dds.NewWriter(pa, topic("ping"), q)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pong, err := dds.NewWriter(pe, topic("pong"), q)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var echoBuf []byte // used by pe's receive goroutine only
+	if _, err := dds.NewReaderFunc(pe, topic("ping"), q, func(s dds.Sample) {
+		var m std_msgs.String
+		if m.UnmarshalCDR(s.Payload) != nil {
+			return
+		}
+		echoBuf, _ = m.AppendCDR(echoBuf[:0])
+		_ = pong.Write(ctx, echoBuf)
+	}); err != nil {
+		b.Fatal(err)
+	}
+	got := make(chan std_msgs.String, 1)
+	if _, err := dds.NewReaderFunc(pa, topic("pong"), q, func(s dds.Sample) {
+		var m std_msgs.String
+		_ = m.UnmarshalCDR(s.Payload)
+		got <- m
+	}); err != nil {
+		b.Fatal(err)
+	}
+	if err := ping.WaitMatched(ctx, 1); err != nil {
+		b.Fatal(err)
+	}
+	if err := pong.WaitMatched(ctx, 1); err != nil {
+		b.Fatal(err)
+	}
+	in := std_msgs.String{Data: echoData}
+	var buf []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		if buf, err = in.AppendCDR(buf[:0]); err != nil {
+			b.Fatal(err)
+		}
+		if err := ping.Write(ctx, buf); err != nil {
+			b.Fatal(err)
+		}
+		select {
+		case m := <-got:
+			if m.Data != echoData {
+				b.Fatalf("echo: %q", m.Data)
+			}
+		case <-ctx.Done():
+			b.Fatal(ctx.Err())
+		}
+	}
+	reportHops(b)
+}
+
+func benchROSDDSEcho(b *testing.B, listen bool) {
+	d := benchDDSDomain()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	open := func(name string) *ros.Node {
+		octx, ocancel := context.WithTimeout(ctx, 10*time.Second)
+		defer ocancel()
+		c, err := ros.Open(octx, ros.WithMiddleware(ros.DDS(benchDDSConfig(d))), ros.WithDomainID(d),
+			ros.WithLogger(slog.New(slog.DiscardHandler)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = c.Close() })
+		n, err := c.NewNode(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return n
+	}
+	a, e := open("ping"), open("echo")
+	pingPub, err := ros.NewPublisher[std_msgs.String](a, "/ping", ros.QoSDefault)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pongPub, err := ros.NewPublisher[std_msgs.String](e, "/pong", ros.QoSDefault)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pingSub, err := ros.Subscribe[std_msgs.String](e, "/ping", ros.QoSDefault)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pongSub, err := ros.Subscribe[std_msgs.String](a, "/pong", ros.QoSDefault)
+	if err != nil {
+		b.Fatal(err)
+	}
+	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer wcancel()
+	if err := a.Graph().WaitForSubscriber(wctx, "/ping"); err != nil {
+		b.Fatal(err)
+	}
+	if err := e.Graph().WaitForSubscriber(wctx, "/pong"); err != nil {
+		b.Fatal(err)
+	}
+	var next func() (std_msgs.String, error)
+	done := make(chan struct{})
+	if listen {
+		go func() {
+			defer close(done)
+			var out std_msgs.String
+			for m := range pingSub.ListenReliable(ctx) {
+				out = m
+				if pongPub.Publish(ctx, &out) != nil {
+					return
+				}
+			}
+		}()
+		l := pongSub.Listener(ctx)
+		next = func() (std_msgs.String, error) { return l.Next(ctx) }
+	} else {
+		close(done)
+		var out std_msgs.String // used by the delivering goroutine only
+		pingSub.OnInput(func(m std_msgs.String) {
+			out = m
+			_ = pongPub.Publish(ctx, &out)
+		})
+		got := make(chan std_msgs.String, 1)
+		pongSub.OnInput(func(m std_msgs.String) { got <- m })
+		next = func() (std_msgs.String, error) {
+			select {
+			case m := <-got:
+				return m, nil
+			case <-ctx.Done():
+				return std_msgs.String{}, ctx.Err()
+			}
+		}
+	}
+	// The first round trip may wait for the far reader to match the writer.
+	in := std_msgs.String{Data: echoData}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := pingPub.Publish(ctx, &in); err != nil {
+			b.Fatal(err)
+		}
+		if m, err := next(); err != nil || m.Data != echoData {
+			b.Fatalf("echo: %q, %v", m.Data, err)
+		}
+	}
+	reportHops(b)
+	cancel()
+	<-done
+}

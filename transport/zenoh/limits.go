@@ -1,0 +1,339 @@
+package zenoh
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/afor-go/afor/transport/zenoh/internal/wire"
+)
+
+// Defaults of Limits, applied by Open to zero fields.
+const (
+	DefaultMaxLinks           = 512
+	DefaultMaxLinksPerIP      = 128
+	DefaultMaxHandshakes      = 100
+	DefaultMaxHandshakesPerIP = 32
+	DefaultMaxHandshakeBytes  = 16 << 10
+	DefaultMaxPeerLease       = 60 * time.Second
+	DefaultMaxAliases         = 1 << 14
+	DefaultMaxAliasBytes      = 4 << 20
+	DefaultMaxDeclarations    = 1 << 16
+	DefaultMaxQueuedBytes     = 16 << 20
+)
+
+// Limits bounds what remote nodes can make a session hold: links,
+// handshakes in progress, and per link the lease, key expression aliases,
+// declarations and queued bytes. A zero field takes its default (the
+// Default* constants); a negative field lifts the limit. A remote that
+// exceeds a limit loses its own connection or link: a warning is logged
+// (through Config.Logger) naming the limit, at most one a second per
+// limit, and Session.Stats counts every hit under the limit's name (the
+// Limit* constants); the session and its other links go on.
+type Limits struct {
+	// MaxLinks bounds the session's links. Dialled links count but are
+	// never refused (the session chose them); an inbound connection that
+	// would exceed it is refused, before or right after its handshake,
+	// with a CLOSE (reason max sessions). Default 512.
+	MaxLinks int
+	// MaxLinksPerIP bounds the accepted links from one source address
+	// (every node on the same host shares one: raise it on a host running
+	// more nodes than this). Beyond it, an inbound connection is refused
+	// as for MaxLinks. Default 128.
+	MaxLinksPerIP int
+	// MaxHandshakes bounds the inbound connections still in their
+	// INIT/OPEN handshake (each for at most 10 s); beyond it, new
+	// connections are closed at once, and a refused node that dials
+	// again later (as sessions do, every RetryInterval) gets in once the
+	// others are done. Default 100, as the reference's accept_pending.
+	MaxHandshakes int
+	// MaxHandshakesPerIP bounds the inbound handshakes in progress from
+	// one source address; beyond it, that address's new connections are
+	// closed at once. Default 32.
+	MaxHandshakesPerIP int
+	// MaxHandshakeBytes bounds the bytes a remote may send during the
+	// handshake (its INIT and OPEN), which is also the memory a handshake
+	// in progress holds; a remote announcing more is refused. Default
+	// 16 KiB, well above the few hundred bytes the reference sends.
+	MaxHandshakeBytes int
+	// MaxPeerLease clamps the lease a remote announces. A link is dropped
+	// after about a lease of silence, so the lease is how long a silent or
+	// dead remote holds its link (buffers, two goroutines, one of
+	// MaxLinks): unclamped, a remote announcing an hour holds it an hour.
+	// The reference's default lease is 10 s, and its nodes send a
+	// keep-alive every quarter of their lease, so the default of 60 s
+	// keeps every node whose lease is under 4 minutes, and frees a dead
+	// one's slot within 75 s. Clamps are counted under LimitPeerLease.
+	MaxPeerLease time.Duration
+	// MaxAliases bounds the key expression aliases (D_KEYEXPR) one link
+	// may declare. Default 16384.
+	MaxAliases int
+	// MaxAliasBytes bounds the total length of the keys a link's aliases
+	// resolve to: an alias built on another one stores the whole key, so
+	// this, not the count, bounds their memory. Default 4 MiB.
+	MaxAliasBytes int
+	// MaxDeclarations bounds the subscribers, queryables and liveliness
+	// tokens one link may declare, together. Default 65536.
+	MaxDeclarations int
+	// MaxQueuedBytes bounds the control messages (declarations, answers
+	// to interests, query finals) queued on a link whose remote does not
+	// read them. Publications are bounded by congestion control instead
+	// (see DropWait). Default 16 MiB.
+	MaxQueuedBytes int
+}
+
+// resolve fills zero fields with defaults and turns negative ones into
+// "no limit".
+func (lm Limits) resolve() (Limits, error) {
+	ints := []struct {
+		p   *int
+		def int
+	}{
+		{&lm.MaxLinks, DefaultMaxLinks},
+		{&lm.MaxLinksPerIP, DefaultMaxLinksPerIP},
+		{&lm.MaxHandshakes, DefaultMaxHandshakes},
+		{&lm.MaxHandshakesPerIP, DefaultMaxHandshakesPerIP},
+		{&lm.MaxHandshakeBytes, DefaultMaxHandshakeBytes},
+		{&lm.MaxAliases, DefaultMaxAliases},
+		{&lm.MaxAliasBytes, DefaultMaxAliasBytes},
+		{&lm.MaxDeclarations, DefaultMaxDeclarations},
+		{&lm.MaxQueuedBytes, DefaultMaxQueuedBytes},
+	}
+	for _, f := range ints {
+		switch {
+		case *f.p == 0:
+			*f.p = f.def
+		case *f.p < 0:
+			*f.p = noLimit
+		}
+	}
+	switch {
+	case lm.MaxPeerLease == 0:
+		lm.MaxPeerLease = DefaultMaxPeerLease
+	case lm.MaxPeerLease < 0:
+		lm.MaxPeerLease = maxLease
+	case lm.MaxPeerLease < time.Millisecond:
+		return lm, fmt.Errorf("%w: Limits.MaxPeerLease below 1 ms", ErrInvalidConfig)
+	}
+	if lm.MaxHandshakeBytes < 2*minHandshakeMessage {
+		return lm, fmt.Errorf("%w: Limits.MaxHandshakeBytes %d below %d", ErrInvalidConfig, lm.MaxHandshakeBytes, 2*minHandshakeMessage)
+	}
+	return lm, nil
+}
+
+const (
+	// noLimit stands for a lifted limit.
+	noLimit = int(^uint(0) >> 1)
+	// maxLease is the largest lease the wire can carry (in seconds as a
+	// 64-bit zint), far beyond any real one.
+	maxLease = time.Duration(1<<63 - 1)
+	// minHandshakeMessage is a generous size of a minimal INIT or OPEN
+	// (a 16-byte ZID, no extensions).
+	minHandshakeMessage = 64
+)
+
+// limitError reports a remote exceeding a limit; it matches ErrTooLarge.
+type limitError struct {
+	limit string // a Limit* name
+	max   int
+	what  string // what exceeded it, for the message
+}
+
+func (e *limitError) Error() string {
+	return fmt.Sprintf("zenoh: %s exceeds the limit %s=%d", e.what, e.limit, e.max)
+}
+
+// Is makes a limitError match ErrTooLarge.
+func (e *limitError) Is(target error) bool { return target == ErrTooLarge }
+
+// sourceAddr is the address a connection comes from, without its port.
+func sourceAddr(c net.Conn) netip.Addr {
+	if ap, err := netip.ParseAddrPort(c.RemoteAddr().String()); err == nil {
+		return ap.Addr().Unmap()
+	}
+	return netip.Addr{}
+}
+
+// admission counts the inbound handshakes in progress, in total and per
+// source address.
+type admission struct {
+	mu    sync.Mutex
+	total int
+	perIP map[netip.Addr]int
+}
+
+// enter admits one more handshake from ip, or names the limit it would
+// exceed.
+func (a *admission) enter(ip netip.Addr, lm *Limits) (string, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.total >= lm.MaxHandshakes {
+		return LimitHandshakes, false
+	}
+	if a.perIP[ip] >= lm.MaxHandshakesPerIP {
+		return LimitHandshakesPerIP, false
+	}
+	if a.perIP == nil {
+		a.perIP = make(map[netip.Addr]int)
+	}
+	a.total++
+	a.perIP[ip]++
+	return "", true
+}
+
+// leave ends a handshake admitted by enter.
+func (a *admission) leave(ip netip.Addr) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.total--
+	if a.perIP[ip]--; a.perIP[ip] <= 0 {
+		delete(a.perIP, ip)
+	}
+}
+
+// admit decides whether an accepted connection may start its handshake:
+// not if the links it would add to are full already, nor beyond the
+// handshakes in progress allowed. A refused one is closed and counted. On
+// true, the caller calls s.adm.leave(ip) when the handshake ends (register
+// checks the links again).
+func (s *Session) admit(conn net.Conn, ip netip.Addr) bool {
+	s.mu.Lock()
+	limit, _ := s.linkLimitLocked(&link{ip: ip})
+	s.mu.Unlock()
+	if limit != "" {
+		s.refuse(conn, limit, "links")
+		return false
+	}
+	limit, ok := s.adm.enter(ip, &s.cfg.Limits)
+	if !ok {
+		s.refuse(conn, limit, "handshakes in progress")
+	}
+	return ok
+}
+
+// refuse closes an inbound connection refused for limit, telling the
+// remote (CLOSE, reason max sessions), and counts it.
+func (s *Session) refuse(conn net.Conn, limit, what string) {
+	// Counted before the remote can see it: a test may look right after.
+	if n, log := s.countRefused(limit); log {
+		s.log.Warn("zenoh: refusing inbound connection over a limit", "remote", conn.RemoteAddr().String(), "limit", limit, "what", what, "count", n)
+	}
+	_ = conn.SetWriteDeadline(time.Now().Add(closeWriteTimeout))
+	_, _ = conn.Write(appendClose(nil, wire.CloseMaxSessions, true))
+	_ = conn.Close()
+}
+
+// linkLimitLocked names the limit an accepted link l would exceed, and
+// its value, or returns "" (s.mu held, l not yet in s.links).
+func (s *Session) linkLimitLocked(l *link) (string, int) {
+	lm := &s.cfg.Limits
+	if len(s.links) >= lm.MaxLinks {
+		return LimitLinks, lm.MaxLinks
+	}
+	n := 0
+	for other := range s.links {
+		if !other.dialed && other.ip == l.ip {
+			n++
+		}
+	}
+	if n >= lm.MaxLinksPerIP {
+		return LimitLinksPerIP, lm.MaxLinksPerIP
+	}
+	return "", 0
+}
+
+// checkLinkLimits reports, with a limitError, whether the accepted link l
+// (not yet registered) would exceed MaxLinks or MaxLinksPerIP, unless the
+// node is linked already (register decides between the two links then).
+func (s *Session) checkLinkLimits(l *link) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for other := range s.links {
+		if bytes.Equal(other.remoteZID, l.remoteZID) {
+			return nil
+		}
+	}
+	if limit, max := s.linkLimitLocked(l); limit != "" {
+		return &limitError{limit: limit, max: max, what: "link count"}
+	}
+	return nil
+}
+
+// closeForLimit ends l because its remote exceeded a limit, logging and
+// counting it once.
+func (l *link) closeForLimit(le *limitError) {
+	if l.limitHit.Swap(true) {
+		return
+	}
+	if n, log := l.s.countClosed(le.limit); log {
+		l.log.Warn("zenoh: closing link over a limit", "link", l.String(), "limit", le.limit, "max", le.max, "err", le.Error(), "count", n)
+	}
+	l.close(wire.CloseInvalid, le)
+}
+
+// clampLease applies Limits.MaxPeerLease to the lease a remote announced.
+func (s *Session) clampLease(lease time.Duration) time.Duration {
+	if max := s.cfg.Limits.MaxPeerLease; lease > max {
+		s.countLimit(LimitPeerLease)
+		return max
+	}
+	return lease
+}
+
+// LimitPeerLease names Limits.MaxPeerLease in Stats.ByLimit: it counts the
+// remotes whose announced lease was clamped (their links are kept).
+const LimitPeerLease = "MaxPeerLease"
+
+// setAlias records the alias id -> key declared by the remote, within
+// MaxAliases and MaxAliasBytes (reader goroutine only).
+func (l *link) setAlias(id uint16, key string) error {
+	lm := &l.s.cfg.Limits
+	old, replaced := l.aliases[id]
+	if !replaced && len(l.aliases) >= lm.MaxAliases {
+		return &limitError{limit: LimitAliases, max: lm.MaxAliases, what: "key expression alias count"}
+	}
+	if n := l.aliasBytes - len(old) + len(key); n > lm.MaxAliasBytes {
+		return &limitError{limit: LimitAliasBytes, max: lm.MaxAliasBytes, what: fmt.Sprintf("%d bytes of aliased keys", n)}
+	}
+	l.aliasBytes += len(key) - len(old)
+	l.aliases[id] = key
+	l.lastKey = "" // the cache may hold the old meaning of this scope
+	return nil
+}
+
+// dropAlias forgets an alias (reader goroutine only).
+func (l *link) dropAlias(id uint16) {
+	l.aliasBytes -= len(l.aliases[id])
+	delete(l.aliases, id)
+	l.lastKey = ""
+}
+
+// checkDeclarations reports whether l may declare one more subscriber,
+// queryable or token (s.mu held).
+func (l *link) checkDeclarations() error {
+	max := l.s.cfg.Limits.MaxDeclarations
+	if len(l.remoteSubs)+len(l.remoteQabls)+len(l.remoteTokens) >= max {
+		return &limitError{limit: LimitDeclarations, max: max, what: "declaration count"}
+	}
+	return nil
+}
+
+// maxSampleOverhead bounds the bytes a PUSH or RESPONSE adds to the key,
+// payload, attachment and encoding schema of a sample: message and
+// extension headers, lengths, a timestamp and a responder ID.
+const maxSampleOverhead = 256
+
+// checkSampleSize returns an error matching ErrTooLarge when a sample of
+// these parts could encode to more than MaxMessageSize, the largest
+// message this session sends (and accepts): a receiver would drop it.
+func (s *Session) checkSampleSize(key string, payload, attachment, schema []byte) error {
+	n := len(key) + len(payload) + len(attachment) + len(schema) + maxSampleOverhead
+	if n > s.cfg.MaxMessageSize {
+		return fmt.Errorf("%w: a payload of %d bytes (with key, attachment and headers up to %d) is over the message size limit of %d bytes (Config.MaxMessageSize)",
+			ErrTooLarge, len(payload), n, s.cfg.MaxMessageSize)
+	}
+	return nil
+}
