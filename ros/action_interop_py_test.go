@@ -11,52 +11,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/afor-go/afor/internal/netns"
-	"github.com/afor-go/afor/internal/peers"
 	"github.com/afor-go/afor/ros/msgs/test_msgs"
-	"github.com/afor-go/afor/transport/dds"
 )
-
-// rclpyDomain hands each rclpy interop test of the package its own ROS
-// domain (100 to 148; ros/internal/rmwdds's tests take 149 to 199), so
-// that one test's peers never see another's.
-var rclpyDomain atomic.Int32
-
-// nextRclpyDomain returns the domain of the next rclpy interop test.
-func nextRclpyDomain() int { return 100 + int(rclpyDomain.Add(1)-1)%49 }
-
-// rclpyPeer is the middleware a Go context must use to reach an rclpy
-// process, and how to start that process.
-type rclpyPeer struct {
-	mw       Middleware
-	domain   int
-	launcher string   // a Python with rclpy and the modules asked for
-	env      []string // the rclpy process's environment on top of ours
-}
-
-// rclpyMiddleware returns the DDS middleware that reaches rclpy on Fast
-// DDS (the pinned Kilted wheels of the module's .venv) in the
-// loopback-only namespace, on a domain of the test's own, with a launcher
-// of Python holding modules; or skips (fails under CI=true) when there is
-// no such Python or namespace.
-func rclpyMiddleware(t *testing.T, modules ...string) rclpyPeer {
-	netns.Require(t)
-	py := peers.Python(t, append([]string{"rclpy"}, modules...)...)
-	d := nextRclpyDomain()
-	return rclpyPeer{
-		mw:       DDS(dds.Config{Range: dds.RangeSubnet, Getenv: func(string) string { return "" }}),
-		domain:   d,
-		launcher: py,
-		env: []string{"RMW_IMPLEMENTATION=rmw_fastrtps_cpp", "FASTDDS_BUILTIN_TRANSPORTS=UDPv4",
-			"ROS_DOMAIN_ID=" + strconv.Itoa(d), "ROS_AUTOMATIC_DISCOVERY_RANGE=SUBNET"},
-	}
-}
 
 // pyAction runs testdata/rclpy_action.py in a role.
 type pyAction struct {
@@ -65,8 +25,7 @@ type pyAction struct {
 	events chan map[string]any
 }
 
-func startPyAction(t *testing.T, role string) (*Context, *pyAction) {
-	peer := rclpyMiddleware(t, "test_msgs.action")
+func startPyAction(t *testing.T, peer rclpyPeer, role string) (*Context, *pyAction) {
 	c, err := Open(actionCtx(t), WithMiddleware(peer.mw), WithDomainID(peer.domain), WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
@@ -141,9 +100,13 @@ func (p *pyAction) send(cmd map[string]any) {
 
 // TestActionInteropGoServerRclpyClient: an rclpy ActionClient drives a Go
 // action server: a goal with feedback and result, a rejected goal, a
-// cancel mid-goal.
+// cancel mid-goal; on each middleware rclpy runs on.
 func TestActionInteropGoServerRclpyClient(t *testing.T) {
-	c, py := startPyAction(t, "client")
+	forEachRclpyMiddleware(t, []string{"test_msgs.action"}, testActionInteropGoServerRclpyClient)
+}
+
+func testActionInteropGoServerRclpyClient(t *testing.T, peer rclpyPeer) {
+	c, py := startPyAction(t, peer, "client")
 	n := newTestNode(t, c, "go_action_server")
 	srv, err := NewActionServer(n, "fibonacci", test_msgs.Fibonacci{})
 	if err != nil {
@@ -195,9 +158,14 @@ func TestActionInteropGoServerRclpyClient(t *testing.T) {
 }
 
 // TestActionInteropRclpyServerGoClient: a Go action client drives an
-// rclpy ActionServer, the same three cases.
+// rclpy ActionServer, the same three cases, on each middleware rclpy runs
+// on.
 func TestActionInteropRclpyServerGoClient(t *testing.T) {
-	c, py := startPyAction(t, "server")
+	forEachRclpyMiddleware(t, []string{"test_msgs.action"}, testActionInteropRclpyServerGoClient)
+}
+
+func testActionInteropRclpyServerGoClient(t *testing.T, peer rclpyPeer) {
+	c, py := startPyAction(t, peer, "server")
 	n := newTestNode(t, c, "go_action_client")
 	cl, err := NewActionClient(n, "fibonacci", test_msgs.Fibonacci{})
 	if err != nil {

@@ -126,9 +126,13 @@ func (py *pyParams) call(cmd map[string]any) pyEvent {
 // (accepted and rejected) and describe a Go node's parameters and receive
 // its /parameter_events; the Go client does the same to an rclpy node; a
 // Go log record reaches an rclpy /rosout subscription; a Go rate on sim
-// time ticks by the /clock rclpy publishes.
+// time ticks by the /clock rclpy publishes; on each middleware rclpy runs
+// on.
 func TestInteropRclpyParameters(t *testing.T) {
-	peer := rclpyMiddleware(t, "rcl_interfaces.msg", "rosgraph_msgs.msg")
+	forEachRclpyMiddleware(t, []string{"rcl_interfaces.msg", "rosgraph_msgs.msg"}, testInteropRclpyParameters)
+}
+
+func testInteropRclpyParameters(t *testing.T, peer rclpyPeer) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	c, err := Open(ctx, WithMiddleware(peer.mw), WithDomainID(peer.domain), WithLogger(slog.New(slog.DiscardHandler)))
@@ -215,7 +219,7 @@ func TestInteropRclpyParameters(t *testing.T) {
 	// rosout.
 	n.Logger().Warn("hello from go", "n", 1)
 	rec := py.next("rosout", func(e pyEvent) bool { return e.str("msg") == "hello from go n=1" })
-	if rec["level"] != 30.0 || rec.str("name") != "go_params" || !strings.Contains(rec.str("function"), "TestInteropRclpyParameters") {
+	if rec["level"] != 30.0 || rec.str("name") != "go_params" || !strings.Contains(rec.str("function"), "testInteropRclpyParameters") {
 		t.Errorf("rosout record %v", rec)
 	}
 

@@ -154,6 +154,9 @@ def main():
         (run_server if role == "server" else run_client)(node, Fibonacci)
     finally:
         executor.shutdown()
+        # Join the spinner before tearing down: a thread still inside
+        # rclpy at exit aborts the process on rmw_zenoh_cpp.
+        spinner.join(timeout=5)
         node.destroy_node()
         rclpy.try_shutdown()
 

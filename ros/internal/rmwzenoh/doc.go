@@ -4,7 +4,10 @@
 // rmw_zenoh_cpp see and talk to Go nodes.
 //
 // The conventions, checked byte for byte against a real rmw_zenoh_cpp 0.6.6
-// (ROS 2 Kilted) in the golden tests:
+// (ROS 2 Kilted) in the golden tests, and exercised against rclpy running
+// on a hand-built one (TestInteropRealRMWZenoh here; package ros's rclpy
+// suites for actions, parameters, /rosout and sim time) when
+// AFOR_RMW_ZENOH_PYTHON names a launcher:
 //
 //   - Data key expressions: "<domain>/<name without outer slashes>/<DDS
 //     type>/<RIHS01 type hash>", the service type for services.

@@ -34,18 +34,57 @@ type rclEvent struct {
 	Nodes    []string            `json:"nodes"`
 	Topics   map[string][]string `json:"topics"`
 	Services map[string][]string `json:"services"`
+	Infos    []struct {
+		Node        string `json:"node"`
+		Type        string `json:"type"`
+		Reliability int    `json:"reliability"`
+		Durability  int    `json:"durability"`
+		Depth       int    `json:"depth"`
+		DeadlineNS  int64  `json:"deadline_ns"`
+	} `json:"infos"`
 }
 
 // TestInteropRealRMWZenoh runs an rclpy node on a real rmw_zenoh_cpp next to
-// a Go node, both linked to a Rust Zenoh router: topics, services and
-// transient-local history both ways, and each side's graph.
+// a Go node, both linked to a Rust Zenoh router: topics (small and
+// fragmented), services and transient-local history both ways, each side's
+// graph, and nothing the Go side received dropped or unparsed.
 //
 // It is skipped unless AFOR_RMW_ZENOH_PYTHON names a launcher: an
 // executable that runs the Python it is given arguments for with rclpy on
-// rmw_zenoh_cpp. No ROS apt repository is needed; build rmw_zenoh_cpp
-// 0.6.6 against zenoh-c/zenoh-cpp 1.6.2 into a venv holding the Kilted
-// rclpy wheels, as /work/shared/notes/rmw-zenoh-captured.md §9 describes,
-// then write the launcher as a shell script:
+// rmw_zenoh_cpp. No ROS apt repository is needed; this is how one was
+// built (outside the repo, about 55 minutes on 2 shared cores, nearly all
+// of it cargo):
+//
+//  1. A venv V (python3 -m venv) with the pinned wheels of
+//     .ci/requirements-{rclpy,ros,zenoh,bench}.txt and ros-rcl-action
+//     10.1.3, plus, for the build only, ros-ament-cmake 2.7.3,
+//     ros-ament-cmake-include-directories, -gtest, -gmock, -pytest (2.7.3),
+//     ros-ament-cmake-ros(-core) 0.14.5, ros-ament-cmake-vendor-package,
+//     ros-ament-package 0.17.2, ros-rmw-test-fixture(-implementation) and
+//     catkin_pkg; apt nlohmann-json3-dev and liblttng-ust-dev.
+//  2. zenoh-c 1.6.2 (the commit zenoh_cpp_vendor 0.6.6 pins): in
+//     Cargo.toml.in, Cargo.toml and build-resources/opaque-types/Cargo.toml
+//     take zenoh, zenoh-ext, zenoh-runtime, zenoh-util and zenoh-protocol
+//     from crates.io (1.6.2) instead of git; rust-toolchain.toml channel
+//     stable; add static_init = { version = "1.0.3", features =
+//     ["debug_order"] } to the opaque-types crate. Then cmake -S . -B .
+//     -DCMAKE_BUILD_TYPE=Release -DZENOHC_BUILD_WITH_UNSTABLE_API=TRUE
+//     -DZENOHC_CARGO_FLAGS=--features=shared-memory
+//     -DCMAKE_INSTALL_PREFIX=$V, build and install.
+//  3. zenoh-cpp 1.6.2 (header only): cmake with ZENOHCXX_ZENOHC,
+//     ZENOHCXX_ZENOHPICO, ZENOHCXX_ENABLE_TESTS and ZENOHCXX_ENABLE_EXAMPLES
+//     off, installed into $V.
+//  4. A stub ament package zenoh_cpp_vendor 0.6.6 whose CMakeLists only
+//     calls ament_export_dependencies(zenohc), (zenohcxx) and
+//     ament_package(), installed into $V (the real one clones from GitHub).
+//  5. rmw_zenoh_cpp 0.6.6 (ros2-gbp/rmw_zenoh-release, tag
+//     release/kilted/rmw_zenoh_cpp/0.6.6-1): cmake -DCMAKE_BUILD_TYPE=Release
+//     -DBUILD_TESTING=OFF -DCMAKE_PREFIX_PATH=$V -DCMAKE_INSTALL_PREFIX=$V
+//     -DPython3_EXECUTABLE=$V/bin/python (with $V/bin first on PATH),
+//     build and install.
+//
+// Then write the launcher as a shell script (LD_PRELOAD because the rclpy
+// wheels link rmw_fastrtps_cpp directly):
 //
 //	#!/bin/sh
 //	V=/path/to/venv
@@ -54,21 +93,52 @@ type rclEvent struct {
 //	export LD_PRELOAD=$V/lib/librmw_zenoh_cpp.so
 //	exec $V/bin/python "$@"
 //
+// The same launcher runs package ros's rclpy interop suites (actions,
+// parameters, /rosout, sim time) on rmw_zenoh, and bench's rclpy echo rows.
+//
 // The test passes the router's endpoint to rmw_zenoh through
 // ZENOH_CONFIG_OVERRIDE.
+//
+// It runs three times: with the Go session a client of the eclipse-zenoh
+// router (everything goes through the router); as rmw_zenoh runs in a
+// deployment, that router configured as rmw_zenohd and the Go session a
+// peer with rmw_zenoh's defaults, which links to the rclpy node directly
+// once the router's gossip tells them of each other; and the same beside
+// the real rmw_zenohd of the build (zenoh-c 1.6.2), run by the launcher.
 func TestInteropRealRMWZenoh(t *testing.T) {
 	launcher := os.Getenv(EnvRMWZenohPython)
 	if launcher == "" {
 		t.Skipf("set %s to a launcher of Python with rclpy on rmw_zenoh_cpp (see this test's doc comment)", EnvRMWZenohPython)
 	}
-	ep := startRouter(t)
+	t.Run("client", func(t *testing.T) {
+		ep := startRouter(t)
+		testRealRMWZenoh(t, launcher, ep, zenoh.Config{Mode: zenoh.ModeClient, Connect: []string{ep}})
+	})
+	t.Run("peer", func(t *testing.T) {
+		ep := startRouter(t, "--rmw")
+		testRealRMWZenoh(t, launcher, ep, zenoh.Config{Connect: []string{ep}, Listen: []string{"tcp/127.0.0.1:0"}})
+	})
+	t.Run("rmw_zenohd", func(t *testing.T) {
+		ep := startRMWZenohd(t, launcher)
+		testRealRMWZenoh(t, launcher, ep, zenoh.Config{Connect: []string{ep}, Listen: []string{"tcp/127.0.0.1:0"}})
+	})
+}
+
+// testRealRMWZenoh is TestInteropRealRMWZenoh with a Go session configured
+// by zc and the rclpy node connecting to the router at ep.
+func testRealRMWZenoh(t *testing.T, launcher, ep string, zc zenoh.Config) {
 	ctx := testCtx(t)
-	s, err := Open(ctx, Config{Zenoh: zenoh.Config{Mode: zenoh.ModeClient, Connect: []string{ep}}})
+	s, err := Open(ctx, Config{Zenoh: zc})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	n := mustNode(t, s, "/", "go_peer")
+	// A second node, in a namespace, with a topic of a non-default QoS.
+	ns := mustNode(t, s, "/robot1", "go_ns")
+	if _, err := ns.CreatePublisher("/robot1/odom_like", stringType, rmw.QoS{Depth: 3, Reliability: rmw.ReliabilityBestEffort, Deadline: 1500 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
 	goChatter, err := n.CreatePublisher("/go_chatter", stringType, depth10)
 	if err != nil {
 		t.Fatal(err)
@@ -206,6 +276,27 @@ func TestInteropRealRMWZenoh(t *testing.T) {
 			t.Fatal("no message to rclpy")
 		}
 	}
+	// Large messages both ways, fragmented by Zenoh (more than a batch).
+	big := strings.Repeat("0123456789", 30000)
+	send(map[string]any{"op": "pub", "data": big})
+	for v := "hello go"; v == "hello go"; { // skip the greetings sent until one came
+		select {
+		case v = <-fromPy:
+			if v != big && v != "hello go" {
+				t.Fatalf("large message from rclpy: %d bytes, want %d", len(v), len(big))
+			}
+		case <-ctx.Done():
+			t.Fatal("no large message from rclpy")
+		}
+	}
+	if err := goChatter.Publish(ctx, cdrString(big)); err != nil {
+		t.Fatal(err)
+	}
+	for e := next("msg"); e.Data != big; e = next("msg") {
+		if e.Topic != "go_chatter" || e.Data != "hello py" {
+			t.Fatalf("large message at rclpy: %s, %d bytes, want %d", e.Topic, len(e.Data), len(big))
+		}
+	}
 	// Services both ways.
 	send(map[string]any{"op": "call", "data": true})
 	if r := next("reply"); r.Error != "" || !r.Success || r.Message != "go got true" {
@@ -257,8 +348,28 @@ func TestInteropRealRMWZenoh(t *testing.T) {
 	send(map[string]any{"op": "graph"})
 	g := next("graph")
 	if !slices.Contains(g.Nodes, "/|go_peer") || !slices.Contains(g.Topics["/go_chatter"], "std_msgs/msg/String") ||
-		!slices.Contains(g.Services["/go_set_flag"], "std_srvs/srv/SetBool") {
+		!slices.Contains(g.Services["/go_set_flag"], "std_srvs/srv/SetBool") ||
+		!slices.Contains(g.Nodes, "/robot1|go_ns") || !slices.Contains(g.Topics["/robot1/odom_like"], "std_msgs/msg/String") {
 		t.Fatalf("rclpy graph %+v", g)
+	}
+	// rclpy reads the QoS of the Go publisher from its token (rclpy's
+	// numbering: reliable 1, best effort 2; transient local 1, volatile 2).
+	send(map[string]any{"op": "pubinfo", "topic": "/robot1/odom_like"})
+	if pi := next("pubinfo"); len(pi.Infos) != 1 || pi.Infos[0].Node != "/robot1|go_ns" || pi.Infos[0].Type != "std_msgs/msg/String" ||
+		pi.Infos[0].Reliability != 2 || pi.Infos[0].Durability != 2 || pi.Infos[0].Depth != 3 || pi.Infos[0].DeadlineNS != 1.5e9 {
+		t.Fatalf("rclpy reads the Go publisher as %+v", pi.Infos)
+	}
+	// And the Go graph reads rclpy's.
+	waitGraph(t, s, "rclpy's latched publisher", func(g *rmw.Graph) bool {
+		return slices.ContainsFunc(g.Endpoints, func(e rmw.Endpoint) bool {
+			return e.Kind == rmw.KindPublisher && e.Name == "/py_latched" && e.Node.Name == "py_peer" &&
+				e.QoS.Durability == rmw.DurabilityTransientLocal && e.QoS.Reliability == rmw.ReliabilityReliable && e.QoS.Depth == 5
+		})
+	})
+	// Everything rmw_zenoh_cpp sent was understood: every token parsed,
+	// no sample, request or reply dropped.
+	if st := s.Stats(); st != (Stats{}) {
+		t.Fatalf("dropped input from rmw_zenoh_cpp: %+v", st)
 	}
 }
 

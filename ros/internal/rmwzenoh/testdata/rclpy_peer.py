@@ -8,6 +8,9 @@ logs), the first {"ev": "ready"}, and reads one JSON command per line:
                                  depth 5): messages are {"ev": "msg", ...}
   {"op": "call", "data": B}      call /go_set_flag -> {"ev": "reply", ...}
   {"op": "graph"}                -> {"ev": "graph", "nodes", "topics", "services"}
+  {"op": "pubinfo", "topic": T}  -> {"ev": "pubinfo", "infos": [{"node": "ns|name",
+                                 "type", "reliability", "durability", "depth",
+                                 "deadline_ns"}, ...]}: T's publishers and their QoS
 Messages received on /go_chatter and /go_latched are
 {"ev": "msg", "topic": T, "data": S}. Exits when stdin closes.
 
@@ -54,7 +57,8 @@ def main():
     client = node.create_client(SetBool, "go_set_flag")
     executor = SingleThreadedExecutor()
     executor.add_node(node)
-    threading.Thread(target=executor.spin, daemon=True).start()
+    spinner = threading.Thread(target=executor.spin, daemon=True)
+    spinner.start()
     emit(ev="ready", rmw=rclpy.utilities.get_rmw_implementation_identifier())
 
     for line in sys.stdin:
@@ -75,12 +79,22 @@ def main():
             done.wait(10.0)
             res = fut.result()
             emit(ev="reply", success=res.success, message=res.message)
+        elif op == "pubinfo":
+            emit(ev="pubinfo", infos=[{
+                "node": "%s|%s" % (i.node_namespace, i.node_name),
+                "type": i.topic_type,
+                "reliability": int(i.qos_profile.reliability),
+                "durability": int(i.qos_profile.durability),
+                "depth": i.qos_profile.depth,
+                "deadline_ns": i.qos_profile.deadline.nanoseconds,
+            } for i in node.get_publishers_info_by_topic(cmd["topic"])])
         elif op == "graph":
             emit(ev="graph",
                  nodes=["%s|%s" % (ns, n) for n, ns in node.get_node_names_and_namespaces()],
                  topics={t: ts for t, ts in node.get_topic_names_and_types()},
                  services={s: ts for s, ts in node.get_service_names_and_types()})
     executor.shutdown()
+    spinner.join(timeout=5)  # a thread inside rclpy at exit aborts rmw_zenoh_cpp
     node.destroy_node()
     rclpy.shutdown()
 
