@@ -120,7 +120,7 @@ func TestZenohLivelinessBothWays(t *testing.T) {
 
 	// A Python token, seen by afor.
 	z.do(ctx, map[string]any{"op": "token", "key": "demo/afor/py"})
-	code, out := runAfor(ctx, t, nil, append([]string{"zenoh", "liveliness", "demo/afor/**", "--get", "--timeout", "3s", "--mode", "client"}, z.args()...)...)
+	code, out := runAfor(ctx, t, nil, append([]string{"zenoh", "liveliness", "demo/afor/**", "--get", "--timeout", "3s"}, z.args()...)...)
 	if code != 0 || !strings.Contains(out, ">> Alive token ('demo/afor/py')\n") {
 		t.Fatalf("liveliness --get: exit %d:\n%s", code, out)
 	}

@@ -119,6 +119,7 @@ type link struct {
 	wantsDecl    bool              // push declarations as they happen
 	askedSubs    bool              // we sent the remote an interest in its subscribers
 	subsKnown    bool              // and it answered (D_FINAL)
+	declsKnown   bool              // a peer sent D_FINAL for the initial interest (id 0)
 	agg          map[uint32]*aggInterest
 	removed      bool
 

@@ -1,7 +1,6 @@
 package zenoh
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -238,49 +237,6 @@ func (s *Session) sortedTokens() []*tokEntry {
 	}
 	slices.SortFunc(es, func(a, b *tokEntry) int { return int(a.id) - int(b.id) })
 	return es
-}
-
-// LivelinessGet returns the key expressions of the tokens intersecting key
-// that are alive now, locally or on linked nodes. It waits (within ctx)
-// for the routers linked to this session to have reported their tokens.
-func (s *Session) LivelinessGet(ctx context.Context, key string) ([]string, error) {
-	key, err := checkKeyExpr(key)
-	if err != nil {
-		return nil, err
-	}
-	if err := ctxDone(ctx); err != nil {
-		return nil, err
-	}
-	for {
-		ch := s.waitChange()
-		s.mu.Lock()
-		if s.closed {
-			s.mu.Unlock()
-			return nil, ErrSessionClosed
-		}
-		known := true
-		for l := range s.links {
-			if l.askedSubs && !l.subsKnown {
-				known = false
-			}
-		}
-		if known {
-			var out []string
-			for _, e := range s.sortedTokens() {
-				if intersects(key, e.key) && !slices.Contains(out, e.key) {
-					out = append(out, e.key)
-				}
-			}
-			s.mu.Unlock()
-			return out, nil
-		}
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
 }
 
 // SubscribeLiveliness feeds an afor.Sub with the liveliness events on key

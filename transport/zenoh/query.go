@@ -507,9 +507,10 @@ func (s *Session) queryTargetsLocked(key string, target QueryTarget) (locals []*
 		}
 	}
 	// Nodes whose declarations are not known yet (a router that has not
-	// answered our interest) get every query.
+	// answered our interest, a peer that has not sent all its initial
+	// declarations) get every query.
 	for l := range s.links {
-		if l.askedSubs && !l.subsKnown && !seen[l] {
+		if s.declsPendingLocked(l) && !seen[l] {
 			seen[l] = true
 			links = append(links, l)
 		}

@@ -36,6 +36,8 @@ type Session struct {
 	gets    map[uint32]*getState  // queries in flight, by request id
 	tokens  map[uint32]*tokEntry  // every known liveliness token
 	lsubs   map[uint32]*LivelinessSubscriber
+	livQs   map[uint32]*livQuery // LivelinessGets awaiting peers, by interest id (liveliness_get.go)
+	nextIID uint32               // the last interest id a LivelinessGet used
 	// livQueue holds liveliness events for flushLiveliness, which
 	// delivers them under livDeliver.
 	livQueue   []livEvent
@@ -606,13 +608,8 @@ func (s *Session) handleDeclare(l *link, m *wire.Declare) error {
 	case *wire.UndeclareKeyExpr:
 		l.dropAlias(d.ID)
 	case *wire.DeclareFinal:
-		if m.HasInterestID && m.InterestID == subsInterestID && l.askedSubs {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			if !l.subsKnown && !l.removed {
-				l.subsKnown = true
-				s.rebuildLocked()
-			}
+		if m.HasInterestID {
+			s.declareFinal(l, m.InterestID)
 		}
 	case *wire.DeclareSubscriber:
 		key, err := l.resolveKey(&d.WireExpr)
@@ -690,6 +687,9 @@ func (s *Session) handleDeclare(l *link, m *wire.Declare) error {
 		defer s.mu.Unlock()
 		if l.removed || s.closed {
 			return nil
+		}
+		if m.HasInterestID && s.livReplyLocked(l, m.InterestID, key) {
+			return nil // an answer to a LivelinessGet, not a declaration
 		}
 		if old, ok := l.remoteTokens[d.ID]; ok {
 			if e := s.tokens[old]; e != nil && e.key == key {

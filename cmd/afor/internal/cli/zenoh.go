@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/afor-go/afor"
 	"github.com/afor-go/afor/transport/zenoh"
 )
 
@@ -137,7 +136,6 @@ func zenohGet(ctx context.Context, env *Env, args []string) error {
 	payload := f.String("payload", "", "a payload for the query")
 	timeout := f.Duration("timeout", 10*time.Second, "how long to wait for replies")
 	target := f.String("target", "best_matching", "queryables to reach: best_matching, all or all_complete")
-	wait := f.Duration("wait-queryable", time.Second, "how long to wait for a matching queryable to be known before querying")
 	pos, err := f.parse(args, 1, 1)
 	if err != nil {
 		return err
@@ -160,14 +158,6 @@ func zenohGet(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	// A query reaches the queryables known when it is sent: give the
-	// declarations of the nodes just linked a moment to come in.
-	key, _, _ := strings.Cut(pos[0], "?")
-	if probe, err := zenoh.NewClient(s, key, afor.BytesCodec{}, afor.BytesCodec{}); err == nil {
-		wctx, cancel := context.WithTimeout(ctx, min(*timeout, *wait))
-		_ = probe.WaitForServer(wctx) // none known is not an error: the query then reaches nobody
-		cancel()
-	}
 	fmt.Fprintf(env.Stdout, "Sending Query '%s'...\n", pos[0])
 	replies, err := s.Get(ctx, pos[0], opts...)
 	if err != nil {
