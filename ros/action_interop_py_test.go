@@ -18,7 +18,8 @@ import (
 	"github.com/afor-go/afor/ros/msgs/test_msgs"
 )
 
-// pyAction runs testdata/rclpy_action.py in a role.
+// pyAction is an rclpy script of testdata (rclpy_action.py in a role,
+// rclpy_qos.py...) driven by JSON lines: commands in, events out.
 type pyAction struct {
 	t      *testing.T
 	stdin  io.WriteCloser
@@ -31,8 +32,16 @@ func startPyAction(t *testing.T, peer rclpyPeer, role string) (*Context, *pyActi
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	cmd := exec.Command(peer.launcher, filepath.Join("testdata", "rclpy_action.py"), role)
-	cmd.Env = append(append(os.Environ(), peer.env...), "AFOR_ACTION_TYPE=test_msgs.action.Fibonacci")
+	peer.env = append(slices.Clone(peer.env), "AFOR_ACTION_TYPE=test_msgs.action.Fibonacci")
+	return c, startPyScript(t, peer, "rclpy_action.py", role)
+}
+
+// startPyScript runs testdata/<script> with args on peer's rclpy, its JSON
+// lines as events (see pyAction), until the test ends.
+func startPyScript(t *testing.T, peer rclpyPeer, script string, args ...string) *pyAction {
+	t.Helper()
+	cmd := exec.Command(peer.launcher, append([]string{filepath.Join("testdata", script)}, args...)...)
+	cmd.Env = append(os.Environ(), peer.env...)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -45,7 +54,7 @@ func startPyAction(t *testing.T, peer rclpyPeer, role string) (*Context, *pyActi
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &pyAction{t: t, stdin: stdin, events: make(chan map[string]any, 64)}
+	p := &pyAction{t: t, stdin: stdin, events: make(chan map[string]any, 256)}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -66,7 +75,7 @@ func startPyAction(t *testing.T, peer rclpyPeer, role string) (*Context, *pyActi
 		_ = cmd.Wait()
 	})
 	p.next("ready")
-	return c, p
+	return p
 }
 
 // next returns the next event named ev, failing on an error event.

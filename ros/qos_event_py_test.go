@@ -1,15 +1,10 @@
 package ros
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"log/slog"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -40,48 +35,6 @@ func (r *qosLogRecorder) has(msg string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Contains(r.msgs, msg)
-}
-
-// startPyScript runs testdata/<script> with args on peer's rclpy, its JSON
-// lines as events (see pyAction), until the test ends.
-func startPyScript(t *testing.T, peer rclpyPeer, script string, args ...string) *pyAction {
-	t.Helper()
-	cmd := exec.Command(peer.launcher, append([]string{filepath.Join("testdata", script)}, args...)...)
-	cmd.Env = append(os.Environ(), peer.env...)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &pyAction{t: t, stdin: stdin, events: make(chan map[string]any, 256)}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer close(p.events)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			var ev map[string]any
-			if json.Unmarshal(sc.Bytes(), &ev) == nil {
-				p.events <- ev
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		_ = stdin.Close()
-		timer := time.AfterFunc(10*time.Second, func() { _ = cmd.Process.Kill() })
-		defer timer.Stop()
-		<-done
-		_ = cmd.Wait()
-	})
-	p.next("ready")
-	return p
 }
 
 // TestIncompatibleQoSInteropRclpy: against rclpy on Fast DDS, a Go

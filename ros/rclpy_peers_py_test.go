@@ -1,9 +1,6 @@
 package ros
 
 import (
-	"bufio"
-	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +8,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/afor-go/afor/internal/netns"
 	"github.com/afor-go/afor/internal/peers"
@@ -104,51 +100,5 @@ func rclpyZenohMiddleware(t *testing.T, modules ...string) rclpyPeer {
 // and returns its endpoint. It stops with the test.
 func startZenohRouter(t *testing.T) string {
 	t.Helper()
-	py := peers.Python(t, "zenoh")
-	script := filepath.Join("internal", "rmwzenoh", "testdata", "zenoh_router.py")
-	cmd := exec.Command(py, script, "--listen", "tcp/127.0.0.1:0", "--rmw")
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	ready := make(chan string, 1)
-	go func() {
-		defer close(exited)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			var ev struct{ Ev, Endpoint string }
-			if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Ev == "ready" {
-				ready <- ev.Endpoint
-			}
-		}
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	t.Cleanup(func() {
-		_ = stdin.Close()
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		_ = cmd.Wait()
-	})
-	select {
-	case ep := <-ready:
-		return ep
-	case <-exited:
-		t.Fatal("the Zenoh router exited before it was ready")
-	case <-time.After(20 * time.Second):
-		t.Fatal("the Zenoh router is not ready")
-	}
-	return ""
+	return peers.ZenohRouter(t, filepath.Join("internal", "rmwzenoh", "testdata", "zenoh_router.py"), "--rmw")
 }

@@ -194,6 +194,18 @@ func BenchmarkRoundTripProcesses(b *testing.B) {
 			b.Fatal("round trip lost")
 		}
 	}
+	// The pong answers once its reader and writer have matched ours,
+	// which can be after ours matched theirs: retry the first ping.
+	for answered := false; !answered; {
+		if err := w.Write(ctx, payload); err != nil {
+			b.Fatal(err)
+		}
+		select {
+		case <-got:
+			answered = true
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 	for range 200 {
 		rt()
 	}
@@ -214,10 +226,13 @@ func BenchmarkRoundTripProcesses(b *testing.B) {
 	b.ReportMetric(float64(st1.Sent-st0.Sent)/float64(b.N), "sent/rt")
 	b.ReportMetric(float64(st1.Received-st0.Received)/float64(b.N), "recv/rt")
 	goRT := tGo / time.Duration(b.N)
-	cyc := ddsperfPing(b, nextDomain())
 	b.ReportMetric(float64(goRT.Nanoseconds()), "go-ns/rt")
-	b.ReportMetric(float64(cyc.Nanoseconds()), "ddsperf-ns/rt")
 	b.ReportMetric(float64(tUDP.Nanoseconds())/float64(b.N), "udp-ns/rt")
+	if os.Getenv("DDS_BENCH_NO_DDSPERF") != "" {
+		return // for quick A/B runs of the Go path alone
+	}
+	cyc := ddsperfPing(b, nextDomain())
+	b.ReportMetric(float64(cyc.Nanoseconds()), "ddsperf-ns/rt")
 	b.ReportMetric(float64(goRT)/float64(cyc), "x-ddsperf")
 }
 

@@ -86,8 +86,11 @@
 // endpoints' samples always go alone.
 //
 // Each socket has one receive goroutine that parses datagrams in place and
-// hands submessages to the endpoints; one more goroutine per participant
-// runs the timers. Malformed datagrams are dropped and counted
+// hands submessages to the endpoints (on Linux with raw, non-blocking
+// system calls that do not wake the runtime's sysmon thread); one more
+// goroutine per participant runs the timers, and sleeps until the next
+// thing due (at most a second when idle) rather than ticking.
+// Malformed datagrams are dropped and counted
 // (Participant.Stats); nothing read off the wire sizes an allocation beyond
 // the configured limits.
 //

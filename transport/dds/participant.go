@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/netip"
 	"sync"
@@ -14,10 +15,6 @@ import (
 
 	"github.com/afor-go/afor/transport/dds/internal/rtps"
 )
-
-// tickPeriod is the resolution of the participant's timers (announcements,
-// heartbeats, leases, reassembly timeouts).
-const tickPeriod = 20 * time.Millisecond
 
 // Participant is a DDS domain participant: it discovers the other
 // participants of its domain (SPDP), announces its writers and readers and
@@ -57,8 +54,12 @@ type Participant struct {
 	reasmBytes atomic.Int64
 	stats      counters
 	flush      *flusher // sends writers' pending batches (batch.go)
-	done       chan struct{}
-	wg         sync.WaitGroup
+	// wakeAt (Unix ns) is when the timer loop runs next; wake tells it
+	// that dueBy lowered wakeAt.
+	wakeAt atomic.Int64
+	wake   chan struct{}
+	done   chan struct{}
+	wg     sync.WaitGroup
 }
 
 // counters are the participant's traffic statistics.
@@ -107,8 +108,9 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 		writers: map[rtps.EntityID]*Writer{}, readers: map[rtps.EntityID]*Reader{},
 		remotes:       map[rtps.GuidPrefix]*remoteParticipant{},
 		remoteWriters: map[rtps.GUID]*remoteEndpoint{}, remoteReaders: map[rtps.GUID]*remoteEndpoint{},
-		done: make(chan struct{}), flush: newFlusher(),
+		done: make(chan struct{}), flush: newFlusher(), wake: make(chan struct{}, 1),
 	}
+	p.wakeAt.Store(math.MaxInt64)
 	// The prefix starts with afor's vendor id, then random bytes: it never
 	// looks like Fast DDS's host/process layout.
 	p.prefix[0], p.prefix[1] = rtps.VendorAfor[0], rtps.VendorAfor[1]
@@ -206,7 +208,7 @@ func (p *Participant) isClosed() bool {
 // sendTo sends one datagram to each destination.
 func (p *Participant) sendTo(b []byte, to []netip.AddrPort) {
 	for _, ap := range to {
-		if _, err := p.socks.meta.WriteToUDPAddrPort(b, ap); err != nil {
+		if err := p.socks.send.writeTo(b, ap); err != nil {
 			p.stats.sendErrors.Add(1)
 			if !errors.Is(err, net.ErrClosed) && !isUnreachable(err) {
 				p.log.Debug("dds: send failed", "to", ap, "err", err)
@@ -214,51 +216,6 @@ func (p *Participant) sendTo(b []byte, to []netip.AddrPort) {
 			continue
 		}
 		p.stats.sent.Add(1)
-	}
-}
-
-// loop runs the participant's timers.
-func (p *Participant) loop() {
-	defer p.wg.Done()
-	t := time.NewTicker(tickPeriod)
-	defer t.Stop()
-	p.announce(time.Now())
-	for {
-		select {
-		case <-p.done:
-			return
-		case now := <-t.C:
-			p.tick(now)
-		}
-	}
-}
-
-// tick runs what is due at now.
-func (p *Participant) tick(now time.Time) {
-	p.spdpMu.Lock()
-	due := !now.Before(p.nextAnnounce)
-	p.spdpMu.Unlock()
-	if due {
-		p.announce(now)
-	}
-	p.expireLeases(now)
-	p.mu.RLock()
-	ws := make([]*Writer, 0, len(p.writers)+2)
-	rs := make([]*Reader, 0, len(p.readers)+2)
-	ws = append(ws, p.sedpPubW, p.sedpSubW)
-	rs = append(rs, p.sedpPubR, p.sedpSubR)
-	for _, w := range p.writers {
-		ws = append(ws, w)
-	}
-	for _, r := range p.readers {
-		rs = append(rs, r)
-	}
-	p.mu.RUnlock()
-	for _, w := range ws {
-		w.tick(now)
-	}
-	for _, r := range rs {
-		r.tick(now)
 	}
 }
 

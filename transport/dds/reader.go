@@ -72,6 +72,8 @@ type writerProxy struct {
 	nfCount       uint32
 	nextAck       time.Time
 	frags         map[rtps.SequenceNumber]*reassembly
+	// zeroBase makes pre-emptive ACKNACKs use base 0 (see sendPreemptive).
+	zeroBase bool
 }
 
 // Reader receives the samples of a topic from the matched writers and
@@ -286,6 +288,7 @@ func (r *Reader) onDataFrag(g rtps.GUID, c *rtps.Context, d *rtps.DataFrag) {
 		if ra == nil {
 			return
 		}
+		r.p.dueBy(ra.started.Add(r.p.cfg.reassemblyTimeout + time.Millisecond))
 		if wp.frags == nil {
 			wp.frags = map[rtps.SequenceNumber]*reassembly{}
 		}
@@ -396,51 +399,75 @@ func (r *Reader) holdGap(wp *writerProxy, sn rtps.SequenceNumber) {
 func (r *Reader) onHeartbeatFrag(rtps.GUID, *rtps.HeartbeatFrag) {}
 
 // tick sends pre-emptive ACKNACKs to reliable writers not heard from yet
-// and drops reassemblies that took too long.
-func (r *Reader) tick(now time.Time) {
+// and drops reassemblies that took too long. It returns when it is next
+// needed (zero if not).
+func (r *Reader) tick(now time.Time) time.Time {
 	r.lock()
 	defer r.unlock()
 	if r.closed {
-		return
+		return time.Time{}
 	}
+	var next time.Time
 	for _, wp := range r.proxies {
 		for sn, ra := range wp.frags {
 			if now.Sub(ra.started) > r.p.cfg.reassemblyTimeout {
 				r.p.releaseReassembly(ra)
 				delete(wp.frags, sn)
+				continue
 			}
+			next = earliest(next, ra.started.Add(r.p.cfg.reassemblyTimeout+time.Millisecond))
 		}
-		if wp.reliable && !wp.hbSeen && !now.Before(wp.nextAck) {
-			r.sendPreemptive(wp)
-			wp.nextAck = now.Add(preemptivePeriod)
+		if wp.reliable && !wp.hbSeen {
+			if !now.Before(wp.nextAck) {
+				r.sendPreemptive(wp)
+				wp.nextAck = now.Add(preemptivePeriod)
+			}
+			next = earliest(next, wp.nextAck)
 		}
 	}
+	return next
 }
 
-// sendPreemptive sends an ACKNACK that asks for nothing (base 1, no bits),
-// which makes the writer announce its history with a HEARTBEAT.
+// sendPreemptive sends an ACKNACK that asks for nothing (no bits, not
+// final), which makes the writer announce its history with a HEARTBEAT.
+//
+// The base is 1, as the spec wants, except to Fast DDS and RTI writers,
+// which get base 0: Fast DDS answers only that form with a HEARTBEAT at
+// once; base 1 only keeps its periodic HEARTBEAT armed (3 s by default),
+// so when its HEARTBEAT on matching us came before we matched it, a
+// TRANSIENT_LOCAL history (ros_discovery_info) arrived seconds late.
+// Cyclone accepts base 0 only from those two vendors.
 func (r *Reader) sendPreemptive(wp *writerProxy) {
 	b := &r.b
 	b.Reset(r.p.header())
 	b.InfoDst(wp.guid.Prefix)
 	wp.ackCount++
-	b.AckNack(&rtps.AckNack{ReaderID: r.guid.Entity, WriterID: wp.guid.Entity, State: rtps.SNSet{Base: 1}, Count: wp.ackCount})
+	base := rtps.SequenceNumber(1)
+	if wp.zeroBase {
+		base = 0
+	}
+	b.AckNack(&rtps.AckNack{ReaderID: r.guid.Entity, WriterID: wp.guid.Entity, State: rtps.SNSet{Base: base}, Count: wp.ackCount})
 	r.p.sendTo(b.Bytes(), wp.locs)
 }
 
 // addProxy matches writer g.
 func (r *Reader) addProxy(g rtps.GUID, locs []netip.AddrPort, reliable bool) {
+	vendor, _ := r.p.vendorOf(g.Prefix) // before r.mu: it takes p.mu
 	r.lock()
 	defer r.unlock()
 	if r.closed || r.proxies[g] != nil {
 		return
 	}
-	wp := &writerProxy{guid: g, locs: locs, reliable: reliable && r.qos.Reliability == Reliable}
+	wp := &writerProxy{
+		guid: g, locs: locs, reliable: reliable && r.qos.Reliability == Reliable,
+		zeroBase: vendor == rtps.VendorEProsima || vendor == rtps.VendorRTI,
+	}
 	r.proxies[g] = wp
 	r.status.setMatched(len(r.proxies))
 	if wp.reliable {
 		r.sendPreemptive(wp)
 		wp.nextAck = time.Now().Add(preemptivePeriod)
+		r.p.dueBy(wp.nextAck)
 	}
 }
 

@@ -12,10 +12,11 @@ import (
 func (p *Participant) receive(c *net.UDPConn) {
 	defer p.wg.Done()
 	buf := make([]byte, 65536)
+	rd := newRawConn(c).receiver(buf)
 	h := &rx{p: p}
 	h.rcv.Self = p.prefix
 	for {
-		n, _, err := c.ReadFromUDPAddrPort(buf)
+		n, err := rd.read()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) || p.isClosed() {
 				return

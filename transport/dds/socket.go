@@ -17,6 +17,8 @@ type sockets struct {
 	meta  *net.UDPConn
 	user  *net.UDPConn
 	index int
+	// send sends on meta (rawio_*.go).
+	send *rawConn
 }
 
 func (s *sockets) close() {
@@ -50,6 +52,7 @@ func openSockets(r *resolved) (*sockets, error) {
 	if s.meta == nil {
 		return nil, fmt.Errorf("%w: indices %d to %d of domain %d are taken", ErrNoFreeIndex, r.ParticipantIndex, last, r.DomainID)
 	}
+	s.send = newRawConn(s.meta)
 	for _, c := range []*net.UDPConn{s.meta, s.user} {
 		_ = c.SetReadBuffer(r.bufferSize)
 		_ = c.SetWriteBuffer(r.bufferSize)

@@ -238,19 +238,25 @@ func (p *Participant) renewLease(prefix rtps.GuidPrefix) {
 	}
 }
 
-// expireLeases removes the participants not heard from within their lease.
-func (p *Participant) expireLeases(now time.Time) {
+// expireLeases removes the participants not heard from within their lease
+// and returns when the next lease could expire (zero if none).
+func (p *Participant) expireLeases(now time.Time) time.Time {
 	var gone []rtps.GuidPrefix
+	var next time.Time
 	p.mu.RLock()
 	for pre, rp := range p.remotes {
-		if now.Sub(time.Unix(0, rp.lastSeen.Load())) > rp.lease {
+		seen := time.Unix(0, rp.lastSeen.Load())
+		if now.Sub(seen) > rp.lease {
 			gone = append(gone, pre)
+			continue
 		}
+		next = earliest(next, seen.Add(rp.lease+time.Millisecond))
 	}
 	p.mu.RUnlock()
 	for _, pre := range gone {
 		p.removeParticipant(pre, "lease expired")
 	}
+	return next
 }
 
 // removeParticipant forgets a participant and unmatches all its endpoints.

@@ -185,7 +185,8 @@ func (w *Writer) write(ctx context.Context, c *change) error {
 		}
 	}
 	solicit := rtps.SequenceNumber(max(1, w.qos.limit()/2))
-	direct := w.idle(time.Now())
+	now := time.Now()
+	direct := w.idle(now)
 	for _, pr := range w.proxies {
 		// The HEARTBEAT after new data asks for an answer only once
 		// half the history is unacknowledged: a reader that misses
@@ -195,6 +196,7 @@ func (w *Writer) write(ctx context.Context, c *change) error {
 	if direct {
 		w.sentNow()
 	}
+	w.wakeTimers(now)
 	return nil
 }
 
@@ -429,24 +431,62 @@ func (w *Writer) prune() {
 }
 
 // tick sends periodic HEARTBEATs to readers with unacknowledged samples and
-// drops expired samples.
-func (w *Writer) tick(now time.Time) {
+// drops expired samples. It returns when it is next needed (zero if not).
+func (w *Writer) tick(now time.Time) time.Time {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
-		return
+		return time.Time{}
 	}
+	var next time.Time
 	if w.qos.Lifespan > 0 && w.hist.len() > 0 {
 		w.hist.dropExpired(now)
+		if w.hist.len() > 0 {
+			next = now.Add(tickPeriod)
+		}
 	}
-	if now.Before(w.nextHB) {
-		return
+	if !now.Before(w.nextHB) {
+		for _, pr := range w.proxies {
+			if pr.reliable && pr.acked <= w.lastSN {
+				w.sendHeartbeat(pr, false)
+				w.nextHB = now.Add(heartbeatPeriod)
+			}
+		}
 	}
+	if w.unacked() {
+		next = earliest(next, w.nextTick(now))
+	}
+	return next
+}
+
+// unacked reports whether a reliable reader has not acknowledged every
+// sample (w.mu held).
+func (w *Writer) unacked() bool {
 	for _, pr := range w.proxies {
 		if pr.reliable && pr.acked <= w.lastSN {
-			w.sendHeartbeat(pr, false)
-			w.nextHB = now.Add(heartbeatPeriod)
+			return true
 		}
+	}
+	return false
+}
+
+// nextTick returns when the writer's tick is next needed while it has
+// unacknowledged samples (w.mu held).
+func (w *Writer) nextTick(now time.Time) time.Time {
+	if t := now.Add(tickPeriod); t.After(w.nextHB) {
+		return t
+	}
+	return w.nextHB
+}
+
+// wakeTimers asks the participant's timer loop to tick when the writer
+// next needs it, after a write or a new match (w.mu held).
+func (w *Writer) wakeTimers(now time.Time) {
+	switch {
+	case w.qos.Lifespan > 0 && w.hist.len() > 0:
+		w.p.dueBy(now.Add(tickPeriod))
+	case w.unacked():
+		w.p.dueBy(w.nextTick(now))
 	}
 }
 
@@ -470,6 +510,7 @@ func (w *Writer) addProxy(g rtps.GUID, locs []netip.AddrPort, reliable, lateJoin
 	switch {
 	case pr.reliable:
 		w.sendHeartbeat(pr, false)
+		w.wakeTimers(time.Now())
 	case pr.floor == 1:
 		for _, c := range w.hist.changes {
 			w.sendChange(pr, c, false, false)

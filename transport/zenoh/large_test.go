@@ -241,6 +241,24 @@ func TestReassemblyBufferReused(t *testing.T) {
 			t.Errorf("message %d reassembled in another buffer", i)
 		}
 	}
+	// The link releases a message's reassembly count after the handlers
+	// return: a small message read after it on the same link proves the
+	// release happened.
+	marker := make(chan struct{}, 1)
+	msub, err := b.declareSubscriber("marker", func(string, dataMsg) { marker <- struct{}{} }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer msub.Undeclare()
+	mp := publisher(t, a, "marker") // waits until a routes "marker" to b
+	if err := mp.Put(ctx, []byte("m")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-marker:
+	case <-ctx.Done():
+		t.Fatal("marker never arrived")
+	}
 	if n := b.reassembly.Load(); n != 0 {
 		t.Errorf("idle buffers count %d bytes", n)
 	}

@@ -1,13 +1,12 @@
 package rmwzenoh
 
 import (
-	"bufio"
-	"io"
 	"os"
 	"os/exec"
 	"regexp"
 	"testing"
-	"time"
+
+	"github.com/afor-go/afor/internal/peers"
 )
 
 // rmwZenohdScript runs rmw_zenoh_cpp's router, rmw_zenohd, found through
@@ -29,46 +28,15 @@ func startRMWZenohd(t *testing.T, launcher string) string {
 	cmd := exec.Command(launcher, "-c", rmwZenohdScript)
 	cmd.Env = append(os.Environ(), "RUST_LOG=info",
 		`ZENOH_CONFIG_OVERRIDE=listen/endpoints=["tcp/127.0.0.1:0"];scouting/multicast/enabled=false`)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	ready := make(chan string, 1)
-	go func() {
-		defer close(exited)
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if m := reachableAt.FindSubmatch(sc.Bytes()); m != nil {
-				select {
-				case ready <- string(m[1]):
-				default:
-				}
+	return peers.Server{
+		Name: "rmw_zenohd",
+		Ready: func(line []byte) (string, bool) {
+			if m := reachableAt.FindSubmatch(line); m != nil {
+				return string(m[1]), true
 			}
-		}
-		_, _ = io.Copy(io.Discard, out)
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		_ = cmd.Wait()
-	})
-	select {
-	case ep := <-ready:
-		return ep
-	case <-exited:
-		t.Fatal("rmw_zenohd exited before it listened")
-	case <-time.After(20 * time.Second):
-		t.Fatal("rmw_zenohd did not say where it listens")
-	}
-	return ""
+			return "", false
+		},
+		Stop:   func(cmd *exec.Cmd) error { return cmd.Process.Signal(os.Interrupt) },
+		Stderr: true,
+	}.Start(t, cmd)
 }

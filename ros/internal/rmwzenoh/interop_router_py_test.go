@@ -1,13 +1,8 @@
 package rmwzenoh
 
 import (
-	"bufio"
-	"encoding/json"
-	"io"
-	"os/exec"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/afor-go/afor"
 	"github.com/afor-go/afor/internal/peers"
@@ -20,52 +15,7 @@ import (
 // its endpoint. It stops with the test.
 func startRouter(t *testing.T, args ...string) string {
 	t.Helper()
-	py := peers.Python(t, "zenoh")
-	// The router listens on port 0 and says which port it got.
-	cmd := exec.Command(py, append([]string{"testdata/zenoh_router.py", "--listen", "tcp/127.0.0.1:0"}, args...)...)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	ready := make(chan string, 1)
-	go func() {
-		defer close(exited)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			var ev struct{ Ev, Endpoint string }
-			if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Ev == "ready" {
-				ready <- ev.Endpoint
-			}
-		}
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	t.Cleanup(func() {
-		_ = stdin.Close()
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		_ = cmd.Wait()
-	})
-	select {
-	case ep := <-ready:
-		return ep
-	case <-exited:
-		t.Fatal("router exited before it was ready")
-	case <-time.After(20 * time.Second):
-		t.Fatal("router not ready")
-	}
-	return ""
+	return peers.ZenohRouter(t, "testdata/zenoh_router.py", args...)
 }
 
 // Two Go rmw_zenoh sessions, clients of a Rust router: pub/sub, a service

@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/afor-go/afor/ros"
@@ -21,62 +21,43 @@ func actionCommands() []command {
 }
 
 func actionList(ctx context.Context, env *Env, args []string) error {
-	f := newFlags(env, "action list", "[-t]", "List the actions of the ROS graph (with a server or a client).")
-	rf := f.ros(false)
-	showTypes := f.Bool("t", false, "show each action's type")
-	if _, err := f.parse(args, 0, 0); err != nil {
-		return err
-	}
-	cn, err := rf.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer cn.Close()
-	g, err := rf.snapshot(ctx, cn)
-	if err != nil {
-		return err
-	}
-	all := actionsOf(g.Endpoints, ros.KindServer)
-	for name, types := range actionsOf(g.Endpoints, ros.KindClient) {
-		for _, t := range types {
-			if !containsString(all[name], t) {
-				all[name] = append(all[name], t)
+	return listCommand(ctx, env, args, "action", "List the actions of the ROS graph (with a server or a client).", false, func(g *ros.GraphSnapshot) map[string][]string {
+		all := actionsOf(g.Endpoints, ros.KindServer)
+		for name, types := range actionsOf(g.Endpoints, ros.KindClient) {
+			for _, t := range types {
+				if !slices.Contains(all[name], t) {
+					all[name] = append(all[name], t)
+				}
 			}
 		}
-	}
-	printNamesAndTypes(env, all, *showTypes, true)
-	return nil
+		return all
+	})
 }
 
-func containsString(s []string, x string) bool {
-	for _, v := range s {
-		if v == x {
-			return true
-		}
-	}
-	return false
+// actType is an action type: what a raw action client needs and the
+// dynmsg types of its parts.
+type actType struct {
+	raw   ros.RawActionType
+	parts dynmsg.ActionParts
 }
 
-// actionType resolves an action type into what a raw action client needs
-// and the dynmsg types of its parts.
-func actionType(reg *idl.Registry, name string) (ros.RawActionType, dynmsg.ActionParts, error) {
-	if strings.Count(name, "/") == 1 {
-		pkg, n, _ := strings.Cut(name, "/")
-		name = pkg + "/action/" + n
-	}
+// actionType resolves an action type ("example_interfaces/action/Fibonacci"
+// or "example_interfaces/Fibonacci").
+func actionType(reg *idl.Registry, name string) (actType, error) {
+	name = longName(name, "action")
 	def, err := reg.Action(name)
 	if err != nil {
-		return ros.RawActionType{}, dynmsg.ActionParts{}, fmt.Errorf("unknown action type %q: want a type such as example_interfaces/action/Fibonacci, from the shipped interfaces, AMENT_PREFIX_PATH or --interfaces DIR: %w", name, err)
+		return actType{}, fmt.Errorf("unknown action type %q: want a type such as example_interfaces/action/Fibonacci, from the shipped interfaces, AMENT_PREFIX_PATH or --interfaces DIR: %w", name, err)
 	}
 	parts, err := dynmsg.ActionTypes(reg, def.FullName())
 	if err != nil {
-		return ros.RawActionType{}, dynmsg.ActionParts{}, err
+		return actType{}, err
 	}
 	full := def.FullName()
 	hashes := map[string]string{}
 	for _, n := range []string{full, full + "_SendGoal", full + "_GetResult"} {
 		if hashes[n], err = reg.TypeHash(n); err != nil {
-			return ros.RawActionType{}, dynmsg.ActionParts{}, err
+			return actType{}, err
 		}
 	}
 	raw := func(t *dynmsg.Type) ros.RawType { return ros.RawType{Name: t.Name(), Hash: t.Hash()} }
@@ -88,7 +69,7 @@ func actionType(reg *idl.Registry, name string) (ros.RawActionType, dynmsg.Actio
 			Request: raw(parts.GetResultRequest), Response: raw(parts.GetResultResponse)},
 		FeedbackMessage: raw(parts.FeedbackMessage),
 	}
-	return t, parts, nil
+	return actType{raw: t, parts: parts}, nil
 }
 
 // statusName spells a goal status as ros2 action send_goal does.
@@ -119,32 +100,17 @@ func actionSendGoal(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	reg, err := rf.registry()
+	req, err := readRequest(rf, pos, actionType, func(t actType) *dynmsg.Type { return t.parts.Goal })
 	if err != nil {
 		return err
 	}
-	at, parts, err := actionType(reg, pos[1])
-	if err != nil {
-		return err
-	}
-	values := ""
-	if len(pos) == 3 {
-		values = pos[2]
-	}
-	goal, err := parseValues(parts.Goal, values)
-	if err != nil {
-		return err
-	}
-	payload, err := parts.Goal.Encode(goal)
-	if err != nil {
-		return fmt.Errorf("VALUES %q for %s: %w", values, parts.Goal.Name(), err)
-	}
+	parts, goal := req.typ.parts, req.msg
 	cn, err := rf.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer cn.Close()
-	client, err := ros.NewRawActionClient(cn.node, pos[0], at)
+	client, err := ros.NewRawActionClient(cn.node, pos[0], req.typ.raw)
 	if err != nil {
 		return err
 	}
@@ -157,7 +123,7 @@ func actionSendGoal(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(w, "Sending goal:\n     %s\n", parts.Goal.FormatYAML(goal, dynmsg.FormatOptions{}))
-	h, err := client.SendGoal(ctx, ros.RawPayload(payload))
+	h, err := client.SendGoal(ctx, ros.RawPayload(req.payload))
 	if errors.Is(err, ros.ErrGoalRejected) {
 		fmt.Fprintln(w, "Goal was rejected.")
 		return nil

@@ -80,9 +80,6 @@ func TestPyFloat(t *testing.T) {
 	if got := pyFloat(math.NaN()); got != "nan" {
 		t.Errorf("nan: %q", got)
 	}
-	if got := numpyFloat(2); got != "2." {
-		t.Errorf("numpyFloat(2) = %q", got)
-	}
 }
 
 func TestPyString(t *testing.T) {

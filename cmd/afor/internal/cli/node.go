@@ -27,30 +27,16 @@ func nodeList(ctx context.Context, env *Env, args []string) error {
 	if _, err := f.parse(args, 0, 0); err != nil {
 		return err
 	}
-	cn, err := rf.open(ctx)
+	_, g, err := rf.graph(ctx, "", nil)
 	if err != nil {
 		return err
 	}
-	defer cn.Close()
-	g, err := rf.snapshot(ctx, cn)
-	if err != nil {
-		return err
-	}
-	var names []string
-	for _, n := range g.Nodes {
-		fq := n.FullyQualifiedName()
-		if (*all || !hidden(fq)) && !slices.Contains(names, fq) {
-			names = append(names, fq)
-		}
-	}
-	slices.Sort(names)
+	names := nodeNames(g, func(fq string) bool { return *all || !hidden(fq) })
 	if *count {
 		fmt.Fprintln(env.Stdout, len(names))
 		return nil
 	}
-	for _, n := range names {
-		fmt.Fprintln(env.Stdout, n)
-	}
+	printLines(env, names)
 	return nil
 }
 
@@ -86,12 +72,7 @@ func nodeInfo(ctx context.Context, env *Env, args []string) error {
 	if !strings.HasPrefix(target, "/") {
 		target = "/" + target
 	}
-	cn, err := rf.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer cn.Close()
-	g, err := rf.snapshot(ctx, cn)
+	_, g, err := rf.graph(ctx, "", nil)
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func paramClient(ctx context.Context, cn *cliNode, node string, timeout time.Dur
 func paramList(ctx context.Context, env *Env, args []string) error {
 	f := newFlags(env, "param list", "[NODE]", "List the parameters of NODE, or of every node.")
 	rf := f.ros(false)
-	timeout := f.Duration("timeout", 5*time.Second, "how long to wait for a node's parameter services")
+	timeout := f.paramTimeout("a node's")
 	pos, err := f.parse(args, 0, 1)
 	if err != nil {
 		return err
@@ -63,13 +63,7 @@ func paramList(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		for _, n := range g.Nodes {
-			fq := n.FullyQualifiedName()
-			if !hidden(fq) && !slices.Contains(nodes, fq) && len(g.Servers(fq+"/list_parameters")) > 0 {
-				nodes = append(nodes, fq)
-			}
-		}
-		slices.Sort(nodes)
+		nodes = nodeNames(g, func(fq string) bool { return !hidden(fq) && len(g.Servers(fq+"/list_parameters")) > 0 })
 	}
 	for _, node := range nodes {
 		pc, err := paramClient(ctx, cn, node, *timeout)
@@ -94,21 +88,17 @@ func paramList(ctx context.Context, env *Env, args []string) error {
 func paramGet(ctx context.Context, env *Env, args []string) error {
 	f := newFlags(env, "param get", "NODE NAME", "Print the value of the parameter NAME of NODE, as `ros2 param get` does.")
 	rf := f.ros(false)
-	timeout := f.Duration("timeout", 5*time.Second, "how long to wait for the node's parameter services")
+	timeout := f.paramTimeout("the node's")
 	hideType := f.Bool("hide-type", false, "print the value only")
 	pos, err := f.parse(args, 2, 2)
 	if err != nil {
 		return err
 	}
-	cn, err := rf.open(ctx)
+	cn, pc, err := rf.openParams(ctx, pos[0], *timeout)
 	if err != nil {
 		return err
 	}
 	defer cn.Close()
-	pc, err := paramClient(ctx, cn, pos[0], *timeout)
-	if err != nil {
-		return err
-	}
 	vals, err := pc.Get(ctx, pos[1])
 	if errors.Is(err, ros.ErrParameterNotDeclared) {
 		return fmt.Errorf("parameter %s of %s is not declared (afor param list %s shows its parameters)", pos[1], pc.Target(), pc.Target())
@@ -141,38 +131,32 @@ func paramText(v any) (label, text string) {
 	case string:
 		return "String value is", x
 	case []byte:
-		parts := make([]string, len(x))
-		for i, b := range x {
-			parts[i] = pyBytes([]byte{b})
-		}
-		return "Byte values are", "[" + strings.Join(parts, ", ") + "]"
+		return "Byte values are", "[" + joinEach(x, func(b byte) string { return pyBytes([]byte{b}) }) + "]"
 	case []bool:
-		parts := make([]string, len(x))
-		for i, b := range x {
-			parts[i] = pyBool(b)
-		}
-		return "Boolean values are", "[" + strings.Join(parts, ", ") + "]"
+		return "Boolean values are", "[" + joinEach(x, pyBool) + "]"
 	case []int64:
-		parts := make([]string, len(x))
-		for i, n := range x {
-			parts[i] = strconv.FormatInt(n, 10)
-		}
-		return "Integer values are", "array('q', [" + strings.Join(parts, ", ") + "])"
+		return "Integer values are", "array('q', [" + joinEach(x, formatInt) + "])"
 	case []float64:
-		parts := make([]string, len(x))
-		for i, n := range x {
-			parts[i] = pyFloat(n)
-		}
-		return "Double values are", "array('d', [" + strings.Join(parts, ", ") + "])"
+		return "Double values are", "array('d', [" + joinEach(x, pyFloat) + "])"
 	case []string:
-		parts := make([]string, len(x))
-		for i, s := range x {
-			parts[i] = pyString(s)
-		}
-		return "String values are", "[" + strings.Join(parts, ", ") + "]"
+		return "String values are", "[" + joinEach(x, pyString) + "]"
 	}
 	return "", ""
 }
+
+// mapEach returns f of each of xs.
+func mapEach[T any](xs []T, f func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
+}
+
+// joinEach returns f of each of xs, joined by ", ".
+func joinEach[T any](xs []T, f func(T) string) string { return strings.Join(mapEach(xs, f), ", ") }
+
+func formatInt(n int64) string { return strconv.FormatInt(n, 10) }
 
 func pyBool(b bool) string {
 	if b {
@@ -237,17 +221,9 @@ func listParam(s string, elems []any) (any, error) {
 	slices.Sort(kinds)
 	switch strings.Join(kinds, ",") {
 	case "bool":
-		out := make([]bool, len(elems))
-		for i, e := range elems {
-			out[i] = e.(bool)
-		}
-		return out, nil
+		return assertEach[bool](elems), nil
 	case "int64":
-		out := make([]int64, len(elems))
-		for i, e := range elems {
-			out[i] = e.(int64)
-		}
-		return out, nil
+		return assertEach[int64](elems), nil
 	case "float64", "float64,int64":
 		out := make([]float64, len(elems))
 		for i, e := range elems {
@@ -260,19 +236,24 @@ func listParam(s string, elems []any) (any, error) {
 		}
 		return out, nil
 	case "string":
-		out := make([]string, len(elems))
-		for i, e := range elems {
-			out[i] = e.(string)
-		}
-		return out, nil
+		return assertEach[string](elems), nil
 	}
 	return nil, fmt.Errorf("malformed VALUE %q: the elements of a list must all be booleans, integers, floats or strings", s)
+}
+
+// assertEach returns elems, which all hold a T, as a []T.
+func assertEach[T any](elems []any) []T {
+	out := make([]T, len(elems))
+	for i, e := range elems {
+		out[i] = e.(T)
+	}
+	return out
 }
 
 func paramSet(ctx context.Context, env *Env, args []string) error {
 	f := newFlags(env, "param set", "NODE NAME VALUE", "Set the parameter NAME of NODE to VALUE (YAML: 5, 1.5, true, text, [1, 2]).\nA negative VALUE goes after --: afor param set /node offset -- -5")
 	rf := f.ros(false)
-	timeout := f.Duration("timeout", 5*time.Second, "how long to wait for the node's parameter services")
+	timeout := f.paramTimeout("the node's")
 	pos, err := f.parse(args, 3, 3)
 	if err != nil {
 		return err
@@ -281,15 +262,11 @@ func paramSet(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cn, err := rf.open(ctx)
+	cn, pc, err := rf.openParams(ctx, pos[0], *timeout)
 	if err != nil {
 		return err
 	}
 	defer cn.Close()
-	pc, err := paramClient(ctx, cn, pos[0], *timeout)
-	if err != nil {
-		return err
-	}
 	res, err := pc.Set(ctx, ros.Parameter{Name: pos[1], Value: v})
 	if err != nil {
 		return err
@@ -305,20 +282,16 @@ func paramSet(ctx context.Context, env *Env, args []string) error {
 func paramDump(ctx context.Context, env *Env, args []string) error {
 	f := newFlags(env, "param dump", "NODE", "Print the parameters of NODE as a parameters file (YAML), as `ros2 param dump` does.")
 	rf := f.ros(false)
-	timeout := f.Duration("timeout", 5*time.Second, "how long to wait for the node's parameter services")
+	timeout := f.paramTimeout("the node's")
 	pos, err := f.parse(args, 1, 1)
 	if err != nil {
 		return err
 	}
-	cn, err := rf.open(ctx)
+	cn, pc, err := rf.openParams(ctx, pos[0], *timeout)
 	if err != nil {
 		return err
 	}
 	defer cn.Close()
-	pc, err := paramClient(ctx, cn, pos[0], *timeout)
-	if err != nil {
-		return err
-	}
 	names, _, err := pc.List(ctx, nil, 0)
 	if err != nil {
 		return err
@@ -349,7 +322,8 @@ func paramDump(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-// writeYAMLParam writes "key: value" as PyYAML's dump does.
+// writeYAMLParam writes "key: value" as PyYAML's dump does; the elements
+// of a list as yamlScalar spells them.
 func writeYAMLParam(b *strings.Builder, indent, key string, v any) {
 	var elems []string
 	switch x := v.(type) {
@@ -360,25 +334,15 @@ func writeYAMLParam(b *strings.Builder, indent, key string, v any) {
 		fmt.Fprintf(b, "%s%s: %s\n", indent, yamlString(key), yamlScalar(x))
 		return
 	case []byte:
-		for _, e := range x {
-			elems = append(elems, yamlScalar(int64(e)))
-		}
+		elems = mapEach(x, func(e byte) string { return formatInt(int64(e)) })
 	case []bool:
-		for _, e := range x {
-			elems = append(elems, yamlScalar(e))
-		}
+		elems = mapEach(x, strconv.FormatBool)
 	case []int64:
-		for _, e := range x {
-			elems = append(elems, yamlScalar(e))
-		}
+		elems = mapEach(x, formatInt)
 	case []float64:
-		for _, e := range x {
-			elems = append(elems, yamlScalar(e))
-		}
+		elems = mapEach(x, pyFloat)
 	case []string:
-		for _, e := range x {
-			elems = append(elems, yamlScalar(e))
-		}
+		elems = mapEach(x, yamlString)
 	}
 	if len(elems) == 0 {
 		fmt.Fprintf(b, "%s%s: []\n", indent, yamlString(key))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/afor-go/afor"
@@ -22,81 +21,42 @@ func serviceCommands() []command {
 }
 
 func serviceList(ctx context.Context, env *Env, args []string) error {
-	f := newFlags(env, "service list", "[-t]", "List the services of the ROS graph.")
-	rf := f.ros(false)
-	showTypes := f.Bool("t", false, "show each service's type")
-	hiddenToo := f.Bool("include-hidden-services", false, "also list hidden services")
-	if _, err := f.parse(args, 0, 0); err != nil {
-		return err
-	}
-	cn, err := rf.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer cn.Close()
-	g, err := rf.snapshot(ctx, cn)
-	if err != nil {
-		return err
-	}
-	printNamesAndTypes(env, g.Services(), *showTypes, *hiddenToo)
-	return nil
+	return listCommand(ctx, env, args, "service", "List the services of the ROS graph.", true, (*ros.GraphSnapshot).Services)
 }
 
 func serviceType(ctx context.Context, env *Env, args []string) error {
-	f := newFlags(env, "service type", "NAME", "Print the type of the service NAME.")
-	rf := f.ros(false)
-	pos, err := f.parse(args, 1, 1)
-	if err != nil {
-		return err
-	}
-	cn, err := rf.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer cn.Close()
-	name, err := cn.node.ResolveServiceName(pos[0])
-	if err != nil {
-		return err
-	}
-	g, err := rf.snapshot(ctx, cn)
-	if err != nil {
-		return err
-	}
-	types, ok := g.Services()[name]
-	if !ok {
-		return fmt.Errorf("unknown service %s: not in the graph (afor service list shows the services)", name)
-	}
-	for _, t := range types {
-		fmt.Fprintln(env.Stdout, t)
-	}
-	return nil
+	return typeCommand(ctx, env, args, "service", "NAME", "Print the type of the service NAME.", (*ros.Node).ResolveServiceName, (*ros.GraphSnapshot).Services)
+}
+
+// svcType is a service type: its raw type and its request and
+// response types.
+type svcType struct {
+	raw      ros.RawServiceType
+	req, res *dynmsg.Type
 }
 
 // serviceTypes resolves a service type ("std_srvs/srv/SetBool" or
 // "std_srvs/SetBool") into its raw type and request and response types.
-func serviceTypes(reg *idl.Registry, name string) (ros.RawServiceType, *dynmsg.Type, *dynmsg.Type, *idl.Service, error) {
-	if strings.Count(name, "/") == 1 {
-		pkg, n, _ := strings.Cut(name, "/")
-		name = pkg + "/srv/" + n
-	}
+func serviceTypes(reg *idl.Registry, name string) (svcType, error) {
+	name = longName(name, "srv")
 	def, err := reg.Service(name)
 	if err != nil {
-		return ros.RawServiceType{}, nil, nil, nil, fmt.Errorf("unknown service type %q: want a type such as std_srvs/srv/SetBool, from the shipped interfaces, AMENT_PREFIX_PATH or --interfaces DIR: %w", name, err)
+		return svcType{}, fmt.Errorf("unknown service type %q: want a type such as std_srvs/srv/SetBool, from the shipped interfaces, AMENT_PREFIX_PATH or --interfaces DIR: %w", name, err)
 	}
 	req, res, err := dynmsg.ServiceTypes(reg, def.FullName())
 	if err != nil {
-		return ros.RawServiceType{}, nil, nil, nil, err
+		return svcType{}, err
 	}
 	hash, err := reg.TypeHash(def.FullName())
 	if err != nil {
-		return ros.RawServiceType{}, nil, nil, nil, err
+		return svcType{}, err
 	}
 	st := ros.RawServiceType{
 		Service:  ros.RawType{Name: def.FullName(), Hash: hash},
 		Request:  ros.RawType{Name: req.Name(), Hash: req.Hash()},
 		Response: ros.RawType{Name: res.Name(), Hash: res.Hash()},
 	}
-	return st, req, res, def, nil
+	return svcType{raw: st, req: req, res: res}, nil
 }
 
 func serviceCall(ctx context.Context, env *Env, args []string) error {
@@ -111,39 +71,24 @@ func serviceCall(ctx context.Context, env *Env, args []string) error {
 	if *rate < 0 {
 		return fmt.Errorf("%w: --rate %v: want a rate above 0 Hz", ErrUsage, *rate)
 	}
-	reg, err := rf.registry()
+	call, err := readRequest(rf, pos, serviceTypes, func(t svcType) *dynmsg.Type { return t.req })
 	if err != nil {
 		return err
 	}
-	st, req, res, _, err := serviceTypes(reg, pos[1])
-	if err != nil {
-		return err
-	}
-	values := ""
-	if len(pos) == 3 {
-		values = pos[2]
-	}
-	msg, err := parseValues(req, values)
-	if err != nil {
-		return err
-	}
-	payload, err := req.Encode(msg)
-	if err != nil {
-		return fmt.Errorf("VALUES %q for %s: %w", values, req.Name(), err)
-	}
+	req, res := call.typ.req, call.typ.res
 	cn, err := rf.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer cn.Close()
-	cl, err := ros.NewRawClient(cn.node, pos[0], st)
+	cl, err := ros.NewRawClient(cn.node, pos[0], call.typ.raw)
 	if err != nil {
 		return err
 	}
 	if err := waitService(ctx, env, cl, rf.spinTime); err != nil {
 		return err
 	}
-	reqRepr := pyRepr(reg, req.Definition(), msg)
+	reqRepr := req.FormatRepr(call.msg)
 	var r *afor.Rate
 	if *rate > 0 {
 		if r, err = afor.NewRate(*rate); err != nil {
@@ -153,7 +98,7 @@ func serviceCall(ctx context.Context, env *Env, args []string) error {
 	}
 	for {
 		fmt.Fprintf(env.Stdout, "requester: making request: %s\n\n", reqRepr)
-		reply, err := cl.Call(ctx, payload)
+		reply, err := cl.Call(ctx, call.payload)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -164,7 +109,7 @@ func serviceCall(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("the response does not decode as %s: %w", res.Name(), err)
 		}
-		fmt.Fprintf(env.Stdout, "response:\n%s\n\n", pyRepr(reg, res.Definition(), m))
+		fmt.Fprintf(env.Stdout, "response:\n%s\n\n", res.FormatRepr(m))
 		if r == nil {
 			return nil
 		}

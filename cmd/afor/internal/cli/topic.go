@@ -29,8 +29,9 @@ func topicCommands() []command {
 // settleTime bounds how long, after the spin time, the listing commands
 // wait for the nodes of the endpoints already discovered. Over DDS a
 // node's endpoints (SEDP) come before the node (its participant's
-// ros_discovery_info), up to a few seconds later with Fast DDS peers.
-const settleTime = 3 * time.Second
+// ros_discovery_info), milliseconds later; the bound matters only for
+// endpoints no node claims (plain DDS peers).
+const settleTime = time.Second
 
 // snapshot waits the spin time, then until every endpoint discovered has
 // its node (at most settleTime more), and returns the graph.
@@ -58,24 +59,7 @@ func (r *rosFlags) snapshot(ctx context.Context, cn *cliNode) (*ros.GraphSnapsho
 }
 
 func topicList(ctx context.Context, env *Env, args []string) error {
-	f := newFlags(env, "topic list", "[-t]", "List the topics of the ROS graph.")
-	rf := f.ros(false)
-	showTypes := f.Bool("t", false, "show each topic's type")
-	hiddenToo := f.Bool("include-hidden-topics", false, "also list hidden topics")
-	if _, err := f.parse(args, 0, 0); err != nil {
-		return err
-	}
-	cn, err := rf.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer cn.Close()
-	g, err := rf.snapshot(ctx, cn)
-	if err != nil {
-		return err
-	}
-	printNamesAndTypes(env, g.Topics(), *showTypes, *hiddenToo)
-	return nil
+	return listCommand(ctx, env, args, "topic", "List the topics of the ROS graph.", true, (*ros.GraphSnapshot).Topics)
 }
 
 func printNamesAndTypes(env *Env, m map[string][]string, showTypes, hiddenToo bool) {
@@ -133,13 +117,7 @@ func topicTypeOf(ctx context.Context, rf *rosFlags, cn *cliNode, topic, typeName
 // short form ("std_msgs/msg/String", "std_msgs/String").
 func sameType(a, b string) bool { return longType(a) == longType(b) }
 
-func longType(s string) string {
-	if strings.Count(s, "/") == 1 {
-		pkg, name, _ := strings.Cut(s, "/")
-		return pkg + "/msg/" + name
-	}
-	return s
-}
+func longType(s string) string { return longName(s, "msg") }
 
 // subscriptionQoS is the QoS ros2 topic echo picks: reliable and
 // transient local only when every publisher is.
@@ -217,15 +195,11 @@ func topicEcho(ctx context.Context, env *Env, args []string) error {
 	if *fullLength {
 		o.TruncateLength = 0
 	}
-	cn, err := rf.open(ctx)
+	cn, topic, err := rf.openNamed(ctx, pos[0], (*ros.Node).ResolveTopicName)
 	if err != nil {
 		return err
 	}
 	defer cn.Close()
-	topic, err := cn.node.ResolveTopicName(pos[0])
-	if err != nil {
-		return err
-	}
 	typeName := ""
 	if len(pos) == 2 {
 		typeName = pos[1]
@@ -305,26 +279,11 @@ func topicPub(ctx context.Context, env *Env, args []string) error {
 	default:
 		return fmt.Errorf("%w: --qos-durability %q: want volatile or transient_local", ErrUsage, *durability)
 	}
-	reg, err := rf.registry()
+	req, err := readRequest(rf, pos, messageType, func(t *dynmsg.Type) *dynmsg.Type { return t })
 	if err != nil {
 		return err
 	}
-	t, err := messageType(reg, pos[1])
-	if err != nil {
-		return err
-	}
-	values := ""
-	if len(pos) == 3 {
-		values = pos[2]
-	}
-	msg, err := parseValues(t, values)
-	if err != nil {
-		return err
-	}
-	payload, err := t.Encode(msg)
-	if err != nil {
-		return fmt.Errorf("VALUES %q for %s: %w", values, t.Name(), err)
-	}
+	t := req.typ
 	cn, err := rf.open(ctx)
 	if err != nil {
 		return err
@@ -342,7 +301,7 @@ func topicPub(ctx context.Context, env *Env, args []string) error {
 			return nil // Ctrl-C
 		}
 	}
-	repr := pyRepr(reg, t.Definition(), msg)
+	repr := t.FormatRepr(req.msg)
 	fmt.Fprintln(env.Stdout, "publisher: beginning loop")
 	r, err := afor.NewRate(*rate)
 	if err != nil {
@@ -351,7 +310,7 @@ func topicPub(ctx context.Context, env *Env, args []string) error {
 	defer r.Close()
 	// The first message goes at once, the next ones at the rate.
 	for n := 1; ; n++ {
-		if err := pub.Publish(ctx, payload); err != nil {
+		if err := pub.Publish(ctx, req.payload); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -380,37 +339,13 @@ func topicPub(ctx context.Context, env *Env, args []string) error {
 }
 
 func topicHz(ctx context.Context, env *Env, args []string) error {
-	f := newFlags(env, "topic hz", "TOPIC [flags]", "Print the publishing rate of TOPIC every second, as `ros2 topic hz` does, until Ctrl-C.")
-	rf := f.ros(true)
-	window := f.Int("window", 10000, "window size, in messages, for the statistics")
-	f.IntVar(window, "w", 10000, "shorthand of --window")
-	pos, err := f.parse(args, 1, 1)
-	if err != nil {
+	ss, err := openSensorSub(ctx, env, args, "topic hz", "Print the publishing rate of TOPIC every second, as `ros2 topic hz` does, until Ctrl-C.", 10000)
+	if ss == nil {
 		return err
 	}
-	if *window <= 0 {
-		return fmt.Errorf("%w: --window %d: want a positive number of messages", ErrUsage, *window)
-	}
-	cn, err := rf.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer cn.Close()
-	topic, err := cn.node.ResolveTopicName(pos[0])
-	if err != nil {
-		return err
-	}
-	q := ros.QoSSensorData
-	sub, _, err := rawSub(ctx, rf, cn, topic, "", true, &q)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return err
-	}
-	defer sub.Close()
-	s := hzStats{window: *window}
-	for m := range sub.ListenReliable(ctx, afor.QueueSize(10000)) {
+	defer ss.Close()
+	s := hzStats{window: ss.window}
+	for m := range ss.sub.ListenReliable(ctx, afor.QueueSize(10000)) {
 		s.add(m.Info.ReceivedTime)
 		if r, ok := s.report(); ok {
 			fmt.Fprint(env.Stdout, r)
@@ -420,38 +355,15 @@ func topicHz(ctx context.Context, env *Env, args []string) error {
 }
 
 func topicBw(ctx context.Context, env *Env, args []string) error {
-	f := newFlags(env, "topic bw", "TOPIC [flags]", "Print the bandwidth used by TOPIC every second, as `ros2 topic bw` does, until Ctrl-C.")
-	rf := f.ros(true)
-	window := f.Int("window", 100, "window size, in messages, for the statistics")
-	f.IntVar(window, "w", 100, "shorthand of --window")
-	pos, err := f.parse(args, 1, 1)
-	if err != nil {
+	ss, err := openSensorSub(ctx, env, args, "topic bw", "Print the bandwidth used by TOPIC every second, as `ros2 topic bw` does, until Ctrl-C.", 100)
+	if ss == nil {
 		return err
 	}
-	if *window <= 0 {
-		return fmt.Errorf("%w: --window %d: want a positive number of messages", ErrUsage, *window)
-	}
-	cn, err := rf.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer cn.Close()
-	topic, err := cn.node.ResolveTopicName(pos[0])
-	if err != nil {
-		return err
-	}
-	q := ros.QoSSensorData
-	sub, _, err := rawSub(ctx, rf, cn, topic, "", true, &q)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return err
-	}
-	defer sub.Close()
-	fmt.Fprintf(env.Stdout, "Subscribed to [%s]\n", topic)
+	defer ss.Close()
+	sub := ss.sub
+	fmt.Fprintf(env.Stdout, "Subscribed to [%s]\n", ss.topic)
 	var mu sync.Mutex
-	s := bwStats{window: *window}
+	s := bwStats{window: ss.window}
 	remove := sub.OnInput(func(m ros.RawMessage) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -486,22 +398,13 @@ func topicInfo(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cn, err := rf.open(ctx)
+	topic, g, err := rf.graph(ctx, pos[0], (*ros.Node).ResolveTopicName)
 	if err != nil {
 		return err
 	}
-	defer cn.Close()
-	topic, err := cn.node.ResolveTopicName(pos[0])
+	types, err := graphTypes(g.Topics(), "topic", topic)
 	if err != nil {
 		return err
-	}
-	g, err := rf.snapshot(ctx, cn)
-	if err != nil {
-		return err
-	}
-	types, ok := g.Topics()[topic]
-	if !ok {
-		return fmt.Errorf("unknown topic %s: not in the graph (afor topic list shows the topics)", topic)
 	}
 	w := env.Stdout
 	pubs, subs := g.Publishers(topic), g.Subscriptions(topic)
@@ -557,31 +460,5 @@ func durationName(d time.Duration) string {
 }
 
 func topicType(ctx context.Context, env *Env, args []string) error {
-	f := newFlags(env, "topic type", "TOPIC", "Print the type of TOPIC.")
-	rf := f.ros(false)
-	pos, err := f.parse(args, 1, 1)
-	if err != nil {
-		return err
-	}
-	cn, err := rf.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer cn.Close()
-	topic, err := cn.node.ResolveTopicName(pos[0])
-	if err != nil {
-		return err
-	}
-	g, err := rf.snapshot(ctx, cn)
-	if err != nil {
-		return err
-	}
-	types, ok := g.Topics()[topic]
-	if !ok {
-		return fmt.Errorf("unknown topic %s: not in the graph (afor topic list shows the topics)", topic)
-	}
-	for _, t := range types {
-		fmt.Fprintln(env.Stdout, t)
-	}
-	return nil
+	return typeCommand(ctx, env, args, "topic", "TOPIC", "Print the type of TOPIC.", (*ros.Node).ResolveTopicName, (*ros.GraphSnapshot).Topics)
 }

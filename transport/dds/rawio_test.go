@@ -1,0 +1,50 @@
+package dds
+
+import (
+	"bytes"
+	"errors"
+	"net"
+	"net/netip"
+	"testing"
+)
+
+func TestRawConnSendReceive(t *testing.T) {
+	lo := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)}
+	a, err := net.ListenUDP("udp4", lo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	e, err := net.ListenUDP("udp4", lo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := e.LocalAddr().(*net.UDPAddr).AddrPort()
+	to = netip.AddrPortFrom(to.Addr().Unmap(), to.Port())
+	send, rd := newRawConn(a), newRawConn(e).receiver(make([]byte, 2048))
+	for _, msg := range [][]byte{[]byte("hello"), bytes.Repeat([]byte{7}, 1500), {}} {
+		if err := send.writeTo(msg, to); err != nil {
+			t.Fatalf("writeTo: %v", err)
+		}
+		n, err := rd.read()
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		if !bytes.Equal(rd.buf[:n], msg) {
+			t.Fatalf("read %d bytes, want %d", n, len(msg))
+		}
+	}
+	done := make(chan error)
+	go func() {
+		_, err := rd.read()
+		done <- err
+	}()
+	e.Close()
+	if err := <-done; !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("read on a closed socket: %v, want net.ErrClosed", err)
+	}
+	a.Close()
+	if err := send.writeTo([]byte("x"), to); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("writeTo on a closed socket: %v, want net.ErrClosed", err)
+	}
+}
