@@ -31,10 +31,17 @@ import (
 // target: within 1 µs); ros_listen adds afor's hand-off to the loops'
 // goroutines. bench/ has the same between two processes, next to rclpy
 // (go run ./bench -scenarios echo -transports ros-dds,ros-dds-proc).
+//
+// The local/ variants put both sides on one participant (raw_dds) or one
+// ROS context (the others), whose samples are delivered in memory, not
+// over loopback, as BenchmarkZenohEchoLayers's local/ share one session.
 func BenchmarkDDSEchoLayers(b *testing.B) {
-	b.Run("raw_dds", benchRawDDSEcho)
-	b.Run("ros_callback", func(b *testing.B) { benchROSDDSEcho(b, false) })
-	b.Run("ros_listen", func(b *testing.B) { benchROSDDSEcho(b, true) })
+	b.Run("raw_dds", func(b *testing.B) { benchRawDDSEcho(b, false) })
+	b.Run("ros_callback", func(b *testing.B) { benchROSDDSEcho(b, false, false) })
+	b.Run("ros_listen", func(b *testing.B) { benchROSDDSEcho(b, true, false) })
+	b.Run("local/raw_dds", func(b *testing.B) { benchRawDDSEcho(b, true) })
+	b.Run("local/ros_callback", func(b *testing.B) { benchROSDDSEcho(b, false, true) })
+	b.Run("local/ros_listen", func(b *testing.B) { benchROSDDSEcho(b, true, true) })
 }
 
 // benchDDSConfig is a participant's configuration: LOCALHOST discovery in
@@ -47,7 +54,9 @@ func benchDDSConfig(d int) dds.Config {
 // benchDDSDomain picks a domain away from the interop tests' (100 to 199).
 func benchDDSDomain() int { return 200 + rand.IntN(30) }
 
-func benchRawDDSEcho(b *testing.B) {
+// benchRawDDSEcho times the raw DDS echo between two participants or,
+// local, within one.
+func benchRawDDSEcho(b *testing.B, local bool) {
 	d := benchDDSDomain()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -60,11 +69,13 @@ func benchRawDDSEcho(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer pa.Close()
-	pe, err := dds.NewParticipant(ctx, benchDDSConfig(d))
-	if err != nil {
-		b.Fatal(err)
+	pe := pa
+	if !local {
+		if pe, err = dds.NewParticipant(ctx, benchDDSConfig(d)); err != nil {
+			b.Fatal(err)
+		}
+		defer pe.Close()
 	}
-	defer pe.Close()
 	ping, err := dds.NewWriter(pa, topic("ping"), q)
 	if err != nil {
 		b.Fatal(err)
@@ -73,7 +84,7 @@ func benchRawDDSEcho(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var echoBuf []byte // used by pe's receive goroutine only
+	var echoBuf []byte // used by the delivering goroutine only
 	if _, err := dds.NewReaderFunc(pe, topic("ping"), q, func(s dds.Sample) {
 		var m std_msgs.String
 		if m.UnmarshalCDR(s.Payload) != nil {
@@ -120,19 +131,29 @@ func benchRawDDSEcho(b *testing.B) {
 	reportHops(b)
 }
 
-func benchROSDDSEcho(b *testing.B, listen bool) {
+// benchROSDDSEcho times the ROS echo over DDS between nodes of two
+// contexts or, local, of one.
+func benchROSDDSEcho(b *testing.B, listen, local bool) {
 	d := benchDDSDomain()
+	var shared *ros.Context
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	open := func(name string) *ros.Node {
 		octx, ocancel := context.WithTimeout(ctx, 10*time.Second)
 		defer ocancel()
-		c, err := ros.Open(octx, ros.WithMiddleware(ros.DDS(benchDDSConfig(d))), ros.WithDomainID(d),
-			ros.WithLogger(slog.New(slog.DiscardHandler)))
-		if err != nil {
-			b.Fatal(err)
+		c := shared
+		if c == nil {
+			var err error
+			c, err = ros.Open(octx, ros.WithMiddleware(ros.DDS(benchDDSConfig(d))), ros.WithDomainID(d),
+				ros.WithLogger(slog.New(slog.DiscardHandler)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { _ = c.Close() })
+			if local {
+				shared = c
+			}
 		}
-		b.Cleanup(func() { _ = c.Close() })
 		n, err := c.NewNode(name)
 		if err != nil {
 			b.Fatal(err)

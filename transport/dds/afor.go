@@ -62,7 +62,7 @@ type TypedWriter[T any] struct {
 	w     *Writer
 	codec afor.Codec[T]
 	mu    sync.Mutex
-	buf   []byte // encoding buffer, reused (the writer copies what it keeps)
+	buf   []byte // encoding buffer, reused (the writer copies what it keeps); nil while in use
 }
 
 // NewTypedWriter creates a writer of topic t whose samples codec encodes
@@ -79,17 +79,28 @@ func NewTypedWriter[T any](p *Participant, t Topic, q QoS, codec afor.Codec[T]) 
 }
 
 // Write encodes v and writes it (see Writer.Write).
+//
+// No lock is held while the writer writes: a local reader's callback may
+// run within Write (see the package documentation) and write through tw
+// again, with a buffer of its own.
 func (tw *TypedWriter[T]) Write(ctx context.Context, v T) error {
 	tw.mu.Lock()
-	defer tw.mu.Unlock()
-	b, err := tw.codec.Append(tw.buf[:0], v)
+	buf := tw.buf
+	tw.buf = nil
+	tw.mu.Unlock()
+	b, err := tw.codec.Append(buf[:0], v)
 	if err != nil {
 		return fmt.Errorf("dds: encode: %w", err)
 	}
+	err = tw.w.Write(ctx, b)
 	if cap(b) <= 1<<20 {
-		tw.buf = b
+		tw.mu.Lock()
+		if tw.buf == nil {
+			tw.buf = b
+		}
+		tw.mu.Unlock()
 	}
-	return tw.w.Write(ctx, b)
+	return err
 }
 
 // Writer returns the underlying writer (for its match status).

@@ -4,6 +4,12 @@ package dds
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"slices"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -14,10 +20,18 @@ import (
 
 // BenchmarkRoundTripProcessesCallback measures the 64-byte round trip to a
 // Go pong process the way ddsperf ping does: each ping is written from the
-// callback that receives the previous pong, so no goroutine hand-off sits
-// on the path. Compare with BenchmarkRoundTripProcesses, which waits in
-// the benchmark goroutine (one hand-off per round trip). It also reports
-// this process's CPU time and context switches per round trip.
+// callback that receives the previous pong (ddsperf's default listener
+// mode), so no goroutine hand-off sits on the path. Compare with
+// BenchmarkRoundTripProcesses, which waits in the benchmark goroutine (one
+// hand-off per round trip).
+//
+// The Go round trips run in three rounds, each followed by a round of
+// Cyclone's ddsperf ping/pong (64-byte samples) and one of the raw UDP
+// floor between two processes (a Go ping-pong with a child process, the
+// floor under both), so that the three share the machine's state; each
+// is reported as the median of its rounds, with the ratios. It also
+// reports this process's CPU time and context switches per Go round trip.
+// DDS_BENCH_NO_DDSPERF=1 leaves ddsperf and the floor out.
 func BenchmarkRoundTripProcessesCallback(b *testing.B) {
 	netns.Require(b)
 	d := nextDomain()
@@ -79,15 +93,111 @@ func BenchmarkRoundTripProcessesCallback(b *testing.B) {
 		}
 	}
 	run(200)
+	others := os.Getenv("DDS_BENCH_NO_DDSPERF") == ""
+	var udp func(n int) time.Duration
+	if others {
+		udp = udpProcFloor(b, payload)
+	}
+	const rounds = 3
+	var goRT, cycRT, udpRT []time.Duration
 	var u0, u1 syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &u0)
+	var cpu, vcsw, ivcsw int64
 	b.ResetTimer()
-	rt := run(b.N)
-	b.StopTimer()
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &u1)
-	b.ReportMetric(float64(rt.Nanoseconds()), "go-ns/rt")
-	b.ReportMetric(float64(u1.Nvcsw-u0.Nvcsw)/float64(b.N), "vcsw/rt")
-	b.ReportMetric(float64(u1.Nivcsw-u0.Nivcsw)/float64(b.N), "ivcsw/rt")
-	cpu := syscall.TimevalToNsec(u1.Utime) - syscall.TimevalToNsec(u0.Utime) + syscall.TimevalToNsec(u1.Stime) - syscall.TimevalToNsec(u0.Stime)
+	for i := range rounds {
+		n := b.N / rounds
+		if i == rounds-1 {
+			n = b.N - n*(rounds-1)
+		}
+		if n == 0 {
+			continue
+		}
+		b.StartTimer()
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &u0)
+		goRT = append(goRT, run(n))
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &u1)
+		b.StopTimer()
+		cpu += syscall.TimevalToNsec(u1.Utime) - syscall.TimevalToNsec(u0.Utime) + syscall.TimevalToNsec(u1.Stime) - syscall.TimevalToNsec(u0.Stime)
+		vcsw += u1.Nvcsw - u0.Nvcsw
+		ivcsw += u1.Nivcsw - u0.Nivcsw
+		if others {
+			cycRT = append(cycRT, ddsperfPing(b, nextDomain()))
+			udpRT = append(udpRT, udp(max(n, 2000)))
+		}
+	}
+	med := func(ds []time.Duration) time.Duration { return slices.Sorted(slices.Values(ds))[len(ds)/2] }
+	g := med(goRT)
+	b.ReportMetric(float64(g.Nanoseconds()), "go-ns/rt")
+	b.ReportMetric(float64(vcsw)/float64(b.N), "vcsw/rt")
+	b.ReportMetric(float64(ivcsw)/float64(b.N), "ivcsw/rt")
 	b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/rt")
+	if !others {
+		return
+	}
+	c, u := med(cycRT), med(udpRT)
+	b.ReportMetric(float64(c.Nanoseconds()), "ddsperf-ns/rt")
+	b.ReportMetric(float64(u.Nanoseconds()), "udp-proc-ns/rt")
+	b.ReportMetric(float64(g)/float64(c), "x-ddsperf")
+	b.ReportMetric(float64(c)/float64(u), "ddsperf-x-udp")
+	b.Logf("round trips per round: go %v, ddsperf %v, udp between processes %v", goRT, cycRT, udpRT)
+}
+
+// udpEchoHelper is the udpecho role of TestHelperProcess: it echoes every
+// datagram to its sender on a UDP socket of 127.0.0.1, whose port it
+// prints as "port N" before "ready", until its stdin closes.
+func udpEchoHelper(t *testing.T) {
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		buf := make([]byte, 65536)
+		for {
+			n, from, err := c.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				return
+			}
+			_, _ = c.WriteToUDPAddrPort(buf[:n], from)
+		}
+	}()
+	fmt.Println("port", c.LocalAddr().(*net.UDPAddr).Port)
+	fmt.Println("ready")
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	c.Close()
+}
+
+// udpProcFloor starts a UDP echo child process and returns a function that
+// makes n ping-pongs of payload with it from this goroutine and returns
+// their mean round trip: the floor under any protocol over UDP between two
+// processes.
+func udpProcFloor(b *testing.B, payload []byte) func(n int) time.Duration {
+	out := helperOutput(b, "udpecho", 0)
+	var port int
+	for out.Scan() {
+		if _, err := fmt.Sscanf(out.Text(), "port %d", &port); err == nil {
+			break
+		}
+	}
+	if port == 0 {
+		b.Fatal("udp echo helper printed no port")
+	}
+	waitLine(b, out, "ready")
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	to := netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(port))
+	buf := make([]byte, 65536)
+	return func(n int) time.Duration {
+		t0 := time.Now()
+		for range n {
+			if _, err := c.WriteToUDPAddrPort(payload, to); err != nil {
+				b.Fatal(err)
+			}
+			if _, _, err := c.ReadFromUDPAddrPort(buf); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return time.Since(t0) / time.Duration(n)
+	}
 }

@@ -27,11 +27,16 @@ var (
 // TestHelperProcess is the other process of the process benchmarks: with
 // DDS_HELPER=pong it echoes bench/ping to bench/pong, with DDS_HELPER=sub
 // it counts bench/tp samples and prints "got N" when it has
-// DDS_HELPER_COUNT of them. It runs until its stdin closes.
+// DDS_HELPER_COUNT of them, with DDS_HELPER=udpecho it echoes UDP
+// datagrams (see udpEchoHelper). It runs until its stdin closes.
 func TestHelperProcess(t *testing.T) {
 	role := os.Getenv("DDS_HELPER")
 	if role == "" {
 		t.Skip("helper process for the benchmarks")
+	}
+	if role == "udpecho" {
+		udpEchoHelper(t)
+		return
 	}
 	d, _ := strconv.Atoi(os.Getenv("DDS_HELPER_DOMAIN"))
 	p := newTestParticipant(t, Config{DomainID: d, Range: RangeSubnet})
@@ -69,6 +74,14 @@ func TestHelperProcess(t *testing.T) {
 // startHelper runs TestHelperProcess in a child process (in the same
 // network namespace) and returns its output lines.
 func startHelper(b *testing.B, role string, domain int, env ...string) *bufio.Scanner {
+	sc := helperOutput(b, role, domain, env...)
+	waitLine(b, sc, "ready")
+	return sc
+}
+
+// helperOutput runs TestHelperProcess in a child process in role, ended
+// when the benchmark ends, and returns its output lines.
+func helperOutput(b *testing.B, role string, domain int, env ...string) *bufio.Scanner {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
 	cmd.Env = append(os.Environ(), "DDS_HELPER="+role, "DDS_HELPER_DOMAIN="+strconv.Itoa(domain))
 	cmd.Env = append(cmd.Env, env...)
@@ -88,9 +101,7 @@ func startHelper(b *testing.B, role string, domain int, env ...string) *bufio.Sc
 		stdin.Close()
 		_ = cmd.Wait()
 	})
-	sc := bufio.NewScanner(out)
-	waitLine(b, sc, "ready")
-	return sc
+	return bufio.NewScanner(out)
 }
 
 func waitLine(b *testing.B, sc *bufio.Scanner, want string) {

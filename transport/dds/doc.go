@@ -52,9 +52,13 @@
 // one given reader is matched.
 //
 // A reliable writer keeps its history for resends: it pushes each sample
-// at once, follows it with a HEARTBEAT, resends what readers NACK, sends a
-// GAP for what its history no longer holds, and repeats HEARTBEATs every
-// 100 ms while a reader has not acknowledged everything. A KEEP_ALL writer
+// at once, follows it with a HEARTBEAT (which asks the reader for an
+// acknowledgment only when it matters: once half a KEEP_ALL history is
+// unacknowledged, and at most every 10 ms for KEEP_LAST, so that a ping
+// and its answer are one datagram each way, as with Cyclone), resends
+// what readers NACK, sends a GAP for what its history no longer holds,
+// and repeats HEARTBEATs every 100 ms while a reader has not acknowledged
+// everything. A KEEP_ALL writer
 // holds at most QoS.MaxSamples unacknowledged samples and blocks up to
 // QoS.MaxBlocking for room (ErrTimeout after), so a slow or dead reader
 // never grows it beyond that; a KEEP_LAST writer drops its oldest sample.
@@ -84,6 +88,32 @@
 // most 14,720 bytes) that a per-participant flusher sends, as Cyclone
 // batches. Samples with inline QoS, fragmented samples and the builtin
 // endpoints' samples always go alone.
+//
+// A writer and a reader of the same participant (two nodes of one ROS 2
+// context, say) do not use a socket: the writer hands its samples to the
+// reader in memory, with what a remote delivery gives (writer GUID,
+// sequence number, source timestamp, related sample identity, a payload
+// copy the reader owns, of any size, never fragmented), while its remote
+// readers of the same writer get the same samples over UDP as before.
+// Matching and discovery do not change (a local pair is matched, counted
+// and announced like any other), but no RTPS message passes between the
+// two: the local reader is treated as acknowledging every sample as soon
+// as it is queued for it, and a TRANSIENT_LOCAL writer
+// hands its history (what its lifespan has not expired) to a
+// TRANSIENT_LOCAL local reader that joins late. Participant.Stats counts
+// these samples as Local, not as datagrams. The writing goroutine delivers
+// them itself, once its writer's lock is released, unless another
+// goroutine is delivering already, which then delivers them as well in
+// order: a reader callback that writes to another local reader only
+// queues the sample, so that callbacks answering each other loop, one
+// sample after the other, in one goroutine, rather than recurse. A
+// participant runs its user callbacks one at a time, those of samples
+// from sockets and those of local samples alike. What is queued for a
+// local reader whose callbacks are slower than the writers is bounded by
+// the writer's history limit or 4 MiB, whichever holds more: past that a
+// KEEP_LAST writer drops the oldest queued sample (Stats.LocalDropped) and
+// a reliable KEEP_ALL writer waits up to QoS.MaxBlocking, as for a remote
+// reader that does not acknowledge.
 //
 // Each socket has one receive goroutine that parses datagrams in place and
 // hands submessages to the endpoints (on Linux with raw, non-blocking

@@ -86,9 +86,11 @@ func (w *Writer) WaitMatchedReader(ctx context.Context, g GUID) error {
 }
 
 // NewReaderFunc creates a reader of topic t with QoS q that hands every
-// sample to fn, on the participant's receive goroutine, in order per
-// writer. fn must return quickly and must not close the reader; the
-// sample's Payload belongs to fn. The reader has no Sub.
+// sample to fn, in order per writer: on the participant's receive
+// goroutine, or, for a writer of the same participant, on the goroutine
+// delivering in memory (see the package documentation). fn must return
+// quickly and must not close the reader; the sample's Payload belongs to
+// fn. The reader has no Sub.
 func NewReaderFunc(p *Participant, t Topic, q QoS, fn func(Sample)) (*Reader, error) {
 	if fn == nil {
 		return nil, fmt.Errorf("dds: NewReaderFunc: nil fn")

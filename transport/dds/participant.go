@@ -53,7 +53,8 @@ type Participant struct {
 
 	reasmBytes atomic.Int64
 	stats      counters
-	flush      *flusher // sends writers' pending batches (batch.go)
+	flush      *flusher    // sends writers' pending batches (batch.go)
+	local      *localQueue // samples for the participant's own readers (local.go)
 	// wakeAt (Unix ns) is when the timer loop runs next; wake tells it
 	// that dueBy lowered wakeAt.
 	wakeAt atomic.Int64
@@ -78,6 +79,12 @@ type Stats struct {
 	Dropped uint64
 	// Sent counts datagrams sent; SendErrors the sends that failed.
 	Sent, SendErrors uint64
+	// Local counts samples delivered in memory to the participant's own
+	// readers (no datagram); LocalDropped those a KEEP_LAST or
+	// best-effort writer dropped because the reader had the writer's
+	// depth of them queued already (its callbacks were slower than the
+	// writers).
+	Local, LocalDropped uint64
 }
 
 // Stats returns the participant's traffic counters.
@@ -85,6 +92,7 @@ func (p *Participant) Stats() Stats {
 	return Stats{
 		Received: p.stats.received.Load(), Malformed: p.stats.malformed.Load(), Dropped: p.stats.dropped.Load(),
 		Sent: p.stats.sent.Load(), SendErrors: p.stats.sendErrors.Load(),
+		Local: p.local.delivered.Load(), LocalDropped: p.local.dropped.Load(),
 	}
 }
 
@@ -109,6 +117,7 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 		remotes:       map[rtps.GuidPrefix]*remoteParticipant{},
 		remoteWriters: map[rtps.GUID]*remoteEndpoint{}, remoteReaders: map[rtps.GUID]*remoteEndpoint{},
 		done: make(chan struct{}), flush: newFlusher(), wake: make(chan struct{}, 1),
+		local: newLocalQueue(),
 	}
 	p.wakeAt.Store(math.MaxInt64)
 	// The prefix starts with afor's vendor id, then random bytes: it never

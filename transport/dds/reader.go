@@ -464,6 +464,12 @@ func (r *Reader) addProxy(g rtps.GUID, locs []netip.AddrPort, reliable bool) {
 	}
 	r.proxies[g] = wp
 	r.status.setMatched(len(r.proxies))
+	if g.Prefix == r.p.prefix {
+		// A writer of this participant delivers in memory (local.go):
+		// no RTPS traffic, no pre-emptive ACKNACK.
+		wp.locs, wp.hbSeen = nil, true
+		return
+	}
 	if wp.reliable {
 		r.sendPreemptive(wp)
 		wp.nextAck = time.Now().Add(preemptivePeriod)

@@ -35,6 +35,20 @@ func (p *Participant) receive(c *net.UDPConn) {
 type rx struct {
 	p   *Participant
 	rcv rtps.Receiver
+	// holding: the goroutine holds the participant's delivery role for
+	// the datagram being handled (local.go).
+	holding bool
+}
+
+// hold takes the participant's delivery role, if r is a user reader and
+// the goroutine does not hold it yet, so that the reader's callbacks do
+// not run concurrently with in-memory deliveries, and what they write to
+// local readers is delivered once the datagram is handled.
+func (h *rx) hold(r *Reader) {
+	if !h.holding && !r.builtin {
+		h.p.local.acquire()
+		h.holding = true
+	}
 }
 
 // input handles one datagram.
@@ -50,6 +64,10 @@ func (h *rx) input(b []byte) {
 	if err := h.rcv.Parse(b, h); err != nil {
 		h.p.stats.malformed.Add(1)
 		h.p.log.Debug("dds: malformed message", "from", hd.Prefix, "err", err)
+	}
+	if h.holding {
+		h.holding = false
+		h.p.local.release()
 	}
 }
 
@@ -100,6 +118,7 @@ func (h *rx) Data(c *rtps.Context, d *rtps.Data) {
 	g := rtps.GUID{Prefix: c.SourcePrefix, Entity: d.WriterID}
 	var buf [4]*Reader
 	for _, r := range h.p.readersFor(g, d.ReaderID, buf[:0]) {
+		h.hold(r)
 		r.onData(g, c, d)
 	}
 }
@@ -108,6 +127,7 @@ func (h *rx) DataFrag(c *rtps.Context, d *rtps.DataFrag) {
 	g := rtps.GUID{Prefix: c.SourcePrefix, Entity: d.WriterID}
 	var buf [4]*Reader
 	for _, r := range h.p.readersFor(g, d.ReaderID, buf[:0]) {
+		h.hold(r)
 		r.onDataFrag(g, c, d)
 	}
 }
@@ -116,6 +136,7 @@ func (h *rx) Heartbeat(c *rtps.Context, hb *rtps.Heartbeat) {
 	g := rtps.GUID{Prefix: c.SourcePrefix, Entity: hb.WriterID}
 	var buf [4]*Reader
 	for _, r := range h.p.readersFor(g, hb.ReaderID, buf[:0]) {
+		h.hold(r)
 		r.onHeartbeat(g, hb)
 	}
 }
@@ -124,6 +145,7 @@ func (h *rx) Gap(c *rtps.Context, gp *rtps.Gap) {
 	g := rtps.GUID{Prefix: c.SourcePrefix, Entity: gp.WriterID}
 	var buf [4]*Reader
 	for _, r := range h.p.readersFor(g, gp.ReaderID, buf[:0]) {
+		h.hold(r)
 		r.onGap(g, gp)
 	}
 }

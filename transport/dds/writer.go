@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/afor-go/afor/transport/dds/internal/rtps"
@@ -20,6 +21,10 @@ const (
 	// heartbeatPeriod is the pause between HEARTBEATs while a reliable
 	// reader has not acknowledged everything.
 	heartbeatPeriod = 100 * time.Millisecond
+	// keepLastAckGap is the shortest pause between two HEARTBEATs after
+	// new data that ask a reader of a KEEP_LAST writer for an answer (see
+	// Writer.wantAck).
+	keepLastAckGap = 10 * time.Millisecond
 )
 
 // readerProxy is a writer's state for one matched remote reader.
@@ -37,8 +42,20 @@ type readerProxy struct {
 	ackCount uint32
 	nfSeen   bool
 	nfCount  uint32
+	// solicited is when a HEARTBEAT after new data last asked this
+	// reader for an answer (KEEP_LAST writers, see Writer.wantAck).
+	solicited time.Time
 	// batch holds new samples waiting to go out together (batch.go).
 	batch batchState
+	// local is the reader when it belongs to the writer's participant:
+	// samples then go to it in memory (local.go), and it is treated as
+	// acknowledging each at once.
+	local *Reader
+	// pending and pendingBytes count the samples queued for the local
+	// reader and not yet delivered, and their bytes (localRoom bounds
+	// them).
+	pending      atomic.Int32
+	pendingBytes atomic.Int64
 }
 
 // Writer sends samples of a topic to the matched readers. Its methods are
@@ -60,8 +77,11 @@ type Writer struct {
 	hbCount uint32
 	nextHB  time.Time
 	room    chan struct{} // closed and replaced when history room may have appeared
-	closed  bool
-	b       rtps.Builder
+	// localWait counts the writes waiting for a local reader's queue to
+	// shrink (localRoom); the deliverer then signals room.
+	localWait atomic.Int32
+	closed    bool
+	b         rtps.Builder
 	// dirty: queued on the participant's flusher. lastSend and rxAtSend
 	// tell whether the writer is idle (batch.go).
 	dirty    bool
@@ -114,7 +134,10 @@ func (w *Writer) keeps() bool {
 // to every matched reader. The writer copies what it keeps. A reliable
 // KEEP_ALL writer whose history is full of unacknowledged samples waits up
 // to QoS.MaxBlocking for room, then fails with ErrTimeout; ctx bounds the
-// wait too.
+// wait too. Samples for readers of the writer's own participant are
+// delivered in memory, usually by Write itself before it returns (their
+// callbacks run then, in the calling goroutine): call it with no lock held
+// that such a callback takes.
 func (w *Writer) Write(ctx context.Context, payload []byte) error {
 	if len(payload) > w.p.cfg.maxSample {
 		return ErrTooLarge
@@ -123,7 +146,10 @@ func (w *Writer) Write(ctx context.Context, payload []byte) error {
 }
 
 // write adds c (whose payload the caller owns) to the history and sends it.
+// It delivers the samples it queued for local readers once w.mu is
+// released (local.go).
 func (w *Writer) write(ctx context.Context, c *change) error {
+	defer w.p.local.run()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
@@ -165,39 +191,77 @@ func (w *Writer) write(ctx context.Context, c *change) error {
 			}
 		}
 	}
+	if err := w.localRoom(ctx, len(c.payload)); err != nil {
+		return err
+	}
 	w.lastSN++
 	c.sn = w.lastSN
 	if w.qos.Lifespan > 0 {
 		c.expires = time.Now().Add(w.qos.Lifespan)
 	}
-	if w.keeps() {
+	if w.needsHistory() {
 		if c.payload != nil {
 			c.payload = slices.Clone(c.payload)
 		}
 		if w.builtin {
 			w.hist.removeInstance(c.instance)
 		}
-		w.hist.add(c)
+		// A copy, so that c stays on the caller's stack when nothing
+		// is kept.
+		kc := new(change)
+		*kc = *c
+		w.hist.add(kc)
 		if !w.builtin && w.qos.History == KeepLast {
 			for w.hist.len() > w.qos.Depth {
 				w.hist.dropFirst()
 			}
 		}
 	}
-	solicit := rtps.SequenceNumber(max(1, w.qos.limit()/2))
 	now := time.Now()
 	direct := w.idle(now)
+	var related rtps.SampleIdentity
+	sent, parsed := false, false
 	for _, pr := range w.proxies {
-		// The HEARTBEAT after new data asks for an answer only once
-		// half the history is unacknowledged: a reader that misses
-		// something answers a final HEARTBEAT anyway.
-		w.sendNew(pr, c, direct, c.sn-pr.acked >= solicit)
+		if pr.local != nil {
+			if !parsed {
+				related, parsed = relatedOf(c), true
+			}
+			pr.acked = c.sn + 1
+			w.queueLocal(pr, c, related)
+			continue
+		}
+		w.sendNew(pr, c, direct, w.wantAck(pr, c.sn, now))
+		sent = true
 	}
-	if direct {
+	if direct && sent {
 		w.sentNow()
 	}
 	w.wakeTimers(now)
 	return nil
+}
+
+// wantAck reports whether the HEARTBEAT that follows new sample sn asks
+// reader pr for an answer (an ACKNACK, one more datagram each way). A
+// reader that misses something answers a final HEARTBEAT anyway, so the
+// acknowledgment itself is asked for only when it matters: once half the
+// history is unacknowledged, for a KEEP_ALL or builtin writer (whose
+// history is freed, and whose writes block, on acknowledgments); a
+// KEEP_LAST writer drops its oldest sample whatever the readers acknowledged,
+// so it asks at most every keepLastAckGap as well (Cyclone DDS also asks
+// rarely: its ping and pong exchange one datagram per sample), besides
+// the periodic HEARTBEATs. Call with w.mu held.
+func (w *Writer) wantAck(pr *readerProxy, sn rtps.SequenceNumber, now time.Time) bool {
+	if sn-pr.acked < rtps.SequenceNumber(max(1, w.qos.limit()/2)) {
+		return false
+	}
+	if w.builtin || w.qos.History == KeepAll {
+		return true
+	}
+	if now.Sub(pr.solicited) < keepLastAckGap {
+		return false
+	}
+	pr.solicited = now
+	return true
 }
 
 // minAcked returns the lowest SN some reliable reader has not
@@ -350,7 +414,7 @@ func (w *Writer) onAckNack(g rtps.GUID, a *rtps.AckNack) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	pr := w.proxy(g)
-	if pr == nil || !pr.reliable || w.closed {
+	if pr == nil || !pr.reliable || pr.local != nil || w.closed {
 		return
 	}
 	if pr.ackSeen && a.Count <= pr.ackCount {
@@ -395,7 +459,7 @@ func (w *Writer) onNackFrag(g rtps.GUID, n *rtps.NackFrag) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	pr := w.proxy(g)
-	if pr == nil || !pr.reliable || w.closed {
+	if pr == nil || !pr.reliable || pr.local != nil || w.closed {
 		return
 	}
 	if pr.nfSeen && n.Count <= pr.nfCount {
@@ -492,8 +556,14 @@ func (w *Writer) wakeTimers(now time.Time) {
 
 // addProxy matches reader g: it announces the history with a HEARTBEAT (a
 // reliable reader then asks for what it misses) or, to a best-effort late
-// joiner of a TRANSIENT_LOCAL writer, sends it at once.
+// joiner of a TRANSIENT_LOCAL writer, sends it at once. A reader of the
+// writer's own participant gets a TRANSIENT_LOCAL history in memory.
 func (w *Writer) addProxy(g rtps.GUID, locs []netip.AddrPort, reliable, lateJoiner bool) {
+	var local *Reader
+	if !w.builtin {
+		local = w.p.localReader(g) // before w.mu: it takes p.mu
+	}
+	defer w.p.local.run()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed || w.proxy(g) != nil {
@@ -505,9 +575,16 @@ func (w *Writer) addProxy(g rtps.GUID, locs []netip.AddrPort, reliable, lateJoin
 		pr.floor = 1
 	}
 	pr.acked = pr.floor
+	if local != nil {
+		pr.local, pr.locs, pr.acked = local, nil, w.lastSN+1
+	}
 	w.proxies = append(w.proxies, pr)
 	w.status.setMatched(len(w.proxies))
 	switch {
+	case local != nil:
+		if pr.floor == 1 {
+			w.queueHistory(pr)
+		}
 	case pr.reliable:
 		w.sendHeartbeat(pr, false)
 		w.wakeTimers(time.Now())

@@ -268,8 +268,11 @@ func (c *client) Send(ctx context.Context, payload []byte, reply func([]byte, er
 		return nil, err
 	}
 	if isEarly {
+		// A server of this participant answered inside the write (its
+		// callback ran there, see dds.Writer.Write): answer now, in the
+		// caller's goroutine, as afor.Requester allows.
 		c.mu.Unlock()
-		go reply(early.body, early.err)
+		reply(early.body, early.err)
 		return func() {}, nil
 	}
 	return c.pendLocked(ctx, pendingKey{n: si.SN}, reply), nil
