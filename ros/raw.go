@@ -71,6 +71,7 @@ var ErrInvalidType = errors.New("ros: invalid type name")
 // RawPublisher publishes CDR payloads of a type named at run time. It is
 // safe for concurrent use. Create one with [NewRawPublisher].
 type RawPublisher struct {
+	node    *Node
 	topic   string
 	pub     rmw.Publisher
 	untrack func()
@@ -90,7 +91,7 @@ func NewRawPublisher(n *Node, topic string, t RawType, qos QoS) (*RawPublisher, 
 	if err != nil {
 		return nil, err
 	}
-	p := &RawPublisher{topic: full, pub: rp}
+	p := &RawPublisher{node: n, topic: full, pub: rp}
 	p.mu.Lock() // Close waits for untrack to be set
 	defer p.mu.Unlock()
 	untrack, err := n.track(p.Close)

@@ -92,7 +92,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	if *wait {
 		fmt.Fprintln(out, "waiting for a subscription to", pub.Topic())
-		if err := node.Graph().WaitForSubscriber(ctx, pub.Topic()); err != nil {
+		if err := pub.WaitForSubscriptions(ctx, 1); err != nil {
 			return err
 		}
 	}

@@ -175,6 +175,18 @@ type Publisher interface {
 	Close() error
 }
 
+// Matcher is implemented by the publishers of a middleware that knows
+// which subscriptions it has matched (DDS: the writer's matched readers,
+// as rmw_fastrtps counts them); package ros asks for it with a type
+// assertion, and counts the graph's subscriptions of the topic for the
+// others (as rmw_zenoh does).
+type Matcher interface {
+	// Matched returns how many subscriptions are matched now.
+	Matched() int
+	// WaitMatched waits until at least n subscriptions are matched.
+	WaitMatched(ctx context.Context, n int) error
+}
+
 // IncompatibleQoS is the event of a publisher or subscription that found a
 // remote endpoint on its topic whose QoS it cannot match (rmw's
 // RMW_EVENT_OFFERED_QOS_INCOMPATIBLE and RMW_EVENT_REQUESTED_QOS_INCOMPATIBLE).

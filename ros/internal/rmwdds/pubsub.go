@@ -62,6 +62,13 @@ func (p *publisher) Publish(ctx context.Context, payload []byte) error {
 // GID returns the writer's GUID.
 func (p *publisher) GID() rmw.GID { return GIDOf(p.w.GUID()) }
 
+// Matched returns how many readers the writer is matched with (rmw.Matcher).
+func (p *publisher) Matched() int { return p.w.Status().Matched }
+
+// WaitMatched waits until the writer is matched with n readers
+// (rmw.Matcher).
+func (p *publisher) WaitMatched(ctx context.Context, n int) error { return p.w.WaitMatched(ctx, n) }
+
 // Close closes the writer.
 func (p *publisher) Close() error {
 	p.once.Do(func() {
