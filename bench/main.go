@@ -30,13 +30,19 @@
 // native rows are the raw Zenoh underneath, on the same keys with the same
 // bytes, so afor/native is what the ROS layer costs.
 //
-// The ROS 2 over DDS transports (ros-dds, ros-dds-proc) run the echo
-// through package ros on its DDS middleware (mode afor) and on the bare
-// transport/dds underneath, on the same topics, type and QoS (native);
-// ros-dds-proc is compared with rclpy's own echo on Fast DDS and with the
-// Python afor on rclpy, and with it the pipeline also runs as five Go ROS
-// nodes over DDS and as the same five nodes in rclpy. A run that selects
-// them enters a loopback-only network namespace first (internal/netns).
+// The ROS 2 over DDS transports (ros-dds: one ROS context, one DDS
+// participant; ros-dds-udp: two contexts over UDP; ros-dds-proc: two
+// processes) run the echo through package ros on its DDS middleware (mode
+// afor) and on the bare transport/dds underneath, on the same topics, type
+// and QoS (native). ros-dds is compared with rclpy's echo in one process
+// and one node, the Python library's own layout (python-*-1p rows: rclpy's
+// SingleThreadedExecutor and EventsExecutor, the Python afor on rclpy), on
+// Fast DDS; ros-dds-proc with the same three in two processes, and with it
+// the pipeline also runs as five Go ROS nodes over DDS and as the same five
+// nodes in rclpy. A run that selects them enters a loopback-only network
+// namespace first (internal/netns). With $AFOR_RMW_ZENOH_PYTHON set, the
+// same rclpy rows run on a real rmw_zenoh_cpp next to ros-zenoh (one
+// process) and ros-zenoh-proc (two).
 //
 // Usage:
 //
@@ -46,7 +52,8 @@
 //
 // Ratios in the tables divide the afor row's time per operation by the
 // native or floor row's: 1.00x means no overhead, 2.00x twice the time. The
-// python column divides the Python afor's time per hop by Go afor's.
+// python/afor column, on the python rows, divides their time per hop by
+// that of the Go afor row of the same layout named beside it.
 //
 // Numbers depend on the machine and its load: compare rows of one run, and
 // use go test -bench in bench/internal/scenario with benchstat to compare
@@ -146,7 +153,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	var c Config
 	var scen, trans, modes, sizes string
 	fs.StringVar(&scen, "scenarios", strings.Join(allScenarios(), ","), "comma-separated scenarios to run: "+strings.Join(allScenarios(), ", "))
-	fs.StringVar(&trans, "transports", strings.Join(transportNames(), ","), "comma-separated transports: mem (in-process bus), zenoh (one pure-Go Zenoh session),\nzenoh-tcp (two pure-Go Zenoh sessions over TCP on 127.0.0.1), zenoh-proc (this process and\na child process over TCP on 127.0.0.1; the child answers the requests), zenoh-router (two\nclient sessions of the Rust router, started with -python), ros-zenoh, ros-zenoh-tcp and\nros-zenoh-proc (ROS 2 over rmw_zenoh's conventions, laid out as zenoh, zenoh-tcp and\nzenoh-proc: ROS nodes in mode afor, the raw Zenoh on the same keys in mode native; echo and\nrequest only), ros-dds and ros-dds-proc (ROS 2 over DDS within this process or with a child\nprocess: ROS nodes in mode afor, transport/dds on the same topics in mode native; echo only;\nros-dds-proc adds rclpy's echo and the pipeline as ROS nodes over DDS, Go and rclpy). The pipeline runs its\npeer-to-peer row with zenoh-proc and its router row with zenoh-router")
+	fs.StringVar(&trans, "transports", strings.Join(transportNames(), ","), "comma-separated transports: mem (in-process bus), zenoh (one pure-Go Zenoh session),\nzenoh-tcp (two pure-Go Zenoh sessions over TCP on 127.0.0.1), zenoh-proc (this process and\na child process over TCP on 127.0.0.1; the child answers the requests), zenoh-router (two\nclient sessions of the Rust router, started with -python), ros-zenoh, ros-zenoh-tcp and\nros-zenoh-proc (ROS 2 over rmw_zenoh's conventions, laid out as zenoh, zenoh-tcp and\nzenoh-proc: ROS nodes in mode afor, the raw Zenoh on the same keys in mode native; echo and\nrequest only), ros-dds, ros-dds-udp and ros-dds-proc (ROS 2 over DDS: two nodes of one ROS\ncontext, i.e. one DDS participant; two ROS contexts of this process over UDP on 127.0.0.1; or\nwith a child process: ROS nodes in mode afor, transport/dds on the same topics in mode native;\necho only). In mode python, ros-dds adds rclpy's echo in one process and one node, the Python\nlibrary's layout (python-rclpy-1p, python-rclpy-events-1p, python-afor-rclpy-1p, on Fast DDS),\nros-dds-proc the same in two processes and the pipeline as ROS nodes over DDS, Go and rclpy;\nwith $AFOR_RMW_ZENOH_PYTHON set, ros-zenoh adds the three on rmw_zenoh_cpp in one process\n(python-*-zenoh-1p), ros-zenoh-proc rclpy's and the Python afor's in two. The pipeline runs\nits peer-to-peer row with zenoh-proc and its router row with zenoh-router")
 	fs.StringVar(&modes, "modes", strings.Join(allModes(), ","), "comma-separated row kinds: afor (Sub and its iterators), native (the transport's own\ncallback), floor (raw Go channel, TCP and UDP loopback; tcp-proc, TCP to a child process,\nwith zenoh-proc; the pipeline's nodes in bare Go over TCP), python (the Python afor's echo). The pipeline's Zenoh rows need afor")
 	fs.IntVar(&c.Repeat, "repeat", 3, "run every row this many times, round robin, and report the median run with the spread\n(a shared or loaded machine makes single runs noisy)")
 	fs.StringVar(&c.Pick, "pick", "median", "which of the -repeat runs a row shows: median, or best (the fastest: on a busy\nmachine, the closest to what the code costs when it gets the CPU)")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/afor-go/afor/bench/internal/scenario"
+	"github.com/afor-go/afor/internal/peers"
 	"go.uber.org/goleak"
 )
 
@@ -147,8 +149,9 @@ func TestSmoke(t *testing.T) {
 		t.Errorf("%d zenoh-router rows, want %d", router, wantRouter)
 	}
 	// The Python afor's own echo rows, and rclpy's next to ros-dds-proc
-	// (rclpy on both executors, the Python afor on rclpy).
-	pyAfor, pyRclpy := 0, 0
+	// (rclpy on both executors, the Python afor on rclpy) and, in one
+	// process and one node, next to ros-dds; each compared with its Go row.
+	pyAfor, pyRclpy, pyRclpy1P := 0, 0, 0
 	for _, r := range rep.Results {
 		if r.Scenario != "echo" || r.Mode != scenario.ModePython || r.Ops <= 0 {
 			continue
@@ -156,12 +159,21 @@ func TestSmoke(t *testing.T) {
 		switch r.Transport {
 		case "python-rclpy", "python-rclpy-events", "python-afor-rclpy":
 			pyRclpy++
+		case "python-rclpy-1p", "python-rclpy-events-1p", "python-afor-rclpy-1p":
+			pyRclpy1P++
 		case "python-inproc", "python-zenoh", "python-zenoh-proc":
 			pyAfor++
 		}
+		goTr := scenario.PythonMode(strings.TrimPrefix(r.Transport, "python-")).GoTransport()
+		if !slices.ContainsFunc(rep.Ratios, func(ra Ratio) bool {
+			return ra.Row == r.Name() && ra.Afor == "echo/"+goTr+"/afor/64B" && ra.PythonOverGo > 0
+		}) {
+			t.Errorf("%s is not compared with %s's afor row: %+v", r.Name(), goTr, rep.Ratios)
+		}
 	}
-	if os.Getenv("CI") != "" && (pyAfor != 3 || pyRclpy != 3) {
-		t.Errorf("CI: %d python echo rows and %d rclpy ones, want 3 and 3 (is .ci/requirements-bench.txt installed?)", pyAfor, pyRclpy)
+	if os.Getenv("CI") != "" && (pyAfor != 3 || pyRclpy != 3 || pyRclpy1P != 3) {
+		t.Errorf("CI: %d python echo rows, %d rclpy ones and %d in one process, want 3, 3 and 3 (is .ci/requirements-bench.txt installed?)",
+			pyAfor, pyRclpy, pyRclpy1P)
 	}
 	if len(rep.Ratios) == 0 {
 		t.Error("no ratios")
@@ -242,6 +254,75 @@ func TestPlanFloors(t *testing.T) {
 	}
 	if n := procRows(rows); n != 3+3 { // echo, latency, request, and throughput's three -short sizes
 		t.Errorf("with zenoh-proc: %d tcp-proc rows in %q", n, rows)
+	}
+}
+
+// TestPlanRclpy checks which rclpy echo rows run next to which ROS over
+// DDS transport: in one process with ros-dds, in two with ros-dds-proc,
+// none with ros-dds-udp alone.
+func TestPlanRclpy(t *testing.T) {
+	py := peers.Python(t, append(scenario.RclpyModules(), scenario.PythonModules()...)...)
+	names := func(transports string) []string {
+		c, err := parseFlags([]string{"-short", "-scenarios", "echo", "-modes", "python", "-transports", transports, "-python", py}, &bytes.Buffer{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range plan(c, newReport(c)) {
+			out = append(out, r.name)
+		}
+		slices.Sort(out)
+		return out
+	}
+	oneProc := []string{"echo/python-afor-rclpy-1p/python", "echo/python-rclpy-1p/python", "echo/python-rclpy-events-1p/python"}
+	twoProc := []string{"echo/python-afor-rclpy/python", "echo/python-rclpy-events/python", "echo/python-rclpy/python"}
+	if got := names("ros-dds"); !slices.Equal(got, oneProc) {
+		t.Errorf("ros-dds: %q, want %q", got, oneProc)
+	}
+	if got := names("ros-dds-proc"); !slices.Equal(got, twoProc) {
+		t.Errorf("ros-dds-proc: %q, want %q", got, twoProc)
+	}
+	if got := names("ros-dds-udp"); len(got) != 0 {
+		t.Errorf("ros-dds-udp: %q, want no python row", got)
+	}
+}
+
+// TestPythonRatio checks the python/afor column: every python row is
+// compared with the Go afor row of its layout, one process or two.
+func TestPythonRatio(t *testing.T) {
+	rep := newReport(Config{Scenarios: []string{"echo"}})
+	res := func(tr string, mode scenario.Mode, size int, ns float64) scenario.Result {
+		return scenario.Result{Scenario: "echo", Transport: tr, Mode: mode, Size: size, NsPerOp: ns}
+	}
+	rep.Results = []scenario.Result{
+		res("ros-dds", scenario.ModeAfor, 64, 10e3), res("ros-dds-proc", scenario.ModeAfor, 64, 40e3),
+		res("ros-zenoh", scenario.ModeAfor, 64, 2e3), res("ros-zenoh-proc", scenario.ModeAfor, 64, 50e3),
+		res("python-rclpy-1p", scenario.ModePython, 64, 150e3), res("python-rclpy", scenario.ModePython, 0, 200e3),
+		res("python-afor-rclpy-zenoh-1p", scenario.ModePython, 64, 400e3), res("python-rclpy-zenoh", scenario.ModePython, 64, 250e3),
+		res("python-rclpy-events-1p", scenario.ModePython, 64, 0), // failed: no ratio
+	}
+	rep.finish()
+	want := map[string]Ratio{
+		"echo/python-rclpy-1p/python/64B":            {Afor: "echo/ros-dds/afor/64B", PythonOverGo: 15},
+		"echo/python-rclpy/python/0B":                {Afor: "echo/ros-dds-proc/afor/64B", PythonOverGo: 5},
+		"echo/python-afor-rclpy-zenoh-1p/python/64B": {Afor: "echo/ros-zenoh/afor/64B", PythonOverGo: 200},
+		"echo/python-rclpy-zenoh/python/64B":         {Afor: "echo/ros-zenoh-proc/afor/64B", PythonOverGo: 5},
+	}
+	got := map[string]Ratio{}
+	for _, ra := range rep.Ratios {
+		if ra.PythonOverGo != 0 {
+			got[ra.Row] = Ratio{Afor: ra.Afor, PythonOverGo: ra.PythonOverGo}
+		}
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("python ratios %+v, want %+v", got, want)
+	}
+	var out bytes.Buffer
+	rep.writeTables(&out)
+	for _, line := range []string{"15.00x ros-dds", "5.00x ros-dds-proc", "200.00x ros-zenoh", "5.00x ros-zenoh-proc"} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("table lacks %q:\n%s", line, &out)
+		}
 	}
 }
 

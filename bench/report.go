@@ -53,18 +53,25 @@ type GoInfo struct {
 	Modified bool   `json:"vcs_modified,omitempty"`
 }
 
-// Ratio compares an afor row with the rows under it. Each ratio divides
-// afor's time per operation by the other row's (the Python one the other
-// way round: how many times faster Go afor is), except CPUOverFloor.
+// Ratio compares an afor row with the rows under it, or a python echo row
+// with the Go afor row of the same layout. Each ratio divides afor's time
+// per operation by the other row's (the Python one the other way round:
+// how many times faster Go afor is), except CPUOverFloor.
 type Ratio struct {
 	Row        string  `json:"row"`
 	OverNative float64 `json:"afor_over_native,omitempty"`
 	// MinusNative is afor's time per operation minus the native row's, in
 	// ns (what afor adds per hop or call; negative when it is faster).
-	MinusNative  float64 `json:"afor_minus_native_ns,omitempty"`
-	Floor        string  `json:"floor,omitempty"`
-	OverFloor    float64 `json:"afor_over_floor,omitempty"`
+	MinusNative float64 `json:"afor_minus_native_ns,omitempty"`
+	Floor       string  `json:"floor,omitempty"`
+	OverFloor   float64 `json:"afor_over_floor,omitempty"`
+	// PythonOverGo (python echo rows) divides the row's time per hop by
+	// that of the Go afor row named by Afor (see
+	// scenario.PythonMode.GoTransport): ros-dds and ros-zenoh for the
+	// one-process rclpy rows, ros-dds-proc and ros-zenoh-proc for the
+	// two-process ones.
 	PythonOverGo float64 `json:"python_over_afor,omitempty"`
+	Afor         string  `json:"afor_row,omitempty"`
 	// CPUOverFloor (pipeline rows) divides the five afor nodes' total CPU
 	// use by the five bare-Go floor nodes' (pipeline/tcp/floor).
 	CPUOverFloor float64 `json:"afor_cpu_over_floor,omitempty"`
@@ -102,6 +109,8 @@ func newReport(cfg Config) *Report {
 			"zenoh request: afor is zenoh.NewServer (a ListenReliable loop) and zenoh.NewClient (Client.Call); native is a Session.DeclareQueryable handler answering with Query.ReplyAndFinish, and Session.Get read to the end of its replies",
 			"ros-zenoh, ros-zenoh-tcp, ros-zenoh-proc (echo and request): ROS 2 over rmw_zenoh's conventions (package ros, ros.Zenoh) between two nodes of one ROS context (one Zenoh session, no socket), two ROS contexts of this process over TCP, or with side B in a child process; afor is ros.NewPublisher and ros.Subscribe (an afor.Sub), ros.NewServer and ros.NewClient (example afor_bench/srv/Echo), QoS default; the message is a std_msgs/msg/UInt8MultiArray whose data is the size's bytes",
 			"ros native: the raw Zenoh under the ROS layer, on the same keys with the same bytes (CDR payload, rmw_zenoh's 33-byte attachment, timestamp): Session.DeclareSubscriber and Publisher.Put, a complete queryable answering with Query.ReplyAndFinish and Session.Get; afor-native is what the ROS layer adds per hop (echo) or call (request)",
+			"ros-dds, ros-dds-udp, ros-dds-proc (echo): ROS 2 over DDS (package ros, ros.DDS) between two nodes of one ROS context (one DDS participant), two ROS contexts of this process over UDP on 127.0.0.1, or with side B in a child process; native is transport/dds on the same topics, type, QoS and bytes (one bare participant, two, or one in each process)",
+			"python/afor (echo, on the python rows): the row's time per hop over that of the Go afor row named beside it, in the same layout: the Python afor's rows against mem, zenoh and zenoh-proc; rclpy's rows in one process and one node (python-*-1p, the Python library's own layout) against ros-dds and ros-zenoh (one ROS context, two nodes); rclpy's rows in two processes against ros-dds-proc and ros-zenoh-proc",
 			"zenoh-router: both sessions of this process are clients of the Rust router (eclipse-zenoh), started for each row; its cpu counts this process only",
 			fmt.Sprintf("zenoh-router throughput: at most %s in flight (the window shrinks with the size): the router drops what overflows its data queue, the pure-Go publisher using Zenoh's default congestion control (drop)",
 				bytesSize(float64(scenario.ZenohRouter("").MaxInFlight))),
@@ -156,6 +165,12 @@ func (r *Report) finish() {
 		trs[t.Name] = t
 	}
 	for _, res := range r.Results {
+		if res.Mode == scenario.ModePython && ok(&res) {
+			if ra, found := r.pythonRatio(res); found {
+				r.Ratios = append(r.Ratios, ra)
+			}
+			continue
+		}
 		if res.Mode != scenario.ModeAfor || !ok(&res) {
 			continue
 		}
@@ -174,13 +189,25 @@ func (r *Report) finish() {
 		if f := r.get(res.Scenario, string(t.Floor), scenario.ModeFloor, res.Size); f != nil {
 			ra.OverFloor = res.NsPerOp / f.NsPerOp
 		}
-		if t.Python != "" {
-			if p := r.get(res.Scenario, "python-"+string(t.Python), scenario.ModePython, 0); p != nil {
-				ra.PythonOverGo = p.NsPerOp / res.NsPerOp
-			}
-		}
 		r.Ratios = append(r.Ratios, ra)
 	}
+}
+
+// pythonRatio compares python row res with the Go afor row of its layout
+// (whatever its size: the echo runs one), if both ran.
+func (r *Report) pythonRatio(res scenario.Result) (Ratio, bool) {
+	tr, found := strings.CutPrefix(res.Transport, "python-")
+	if !found {
+		return Ratio{}, false
+	}
+	goTr := scenario.PythonMode(tr).GoTransport()
+	for i := range r.Results {
+		g := &r.Results[i]
+		if g.Scenario == res.Scenario && g.Transport == goTr && g.Mode == scenario.ModeAfor && ok(g) {
+			return Ratio{Row: res.Name(), Afor: g.Name(), PythonOverGo: res.NsPerOp / g.NsPerOp}, true
+		}
+	}
+	return Ratio{}, false
 }
 
 // minBusyCPU is the CPU share (% of one core) below which a row that
@@ -262,7 +289,7 @@ func (r *Report) writeTables(out io.Writer) {
 			for _, res := range rows {
 				ra := r.ratio(res)
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", res.Transport, res.Mode, size(res),
-					rate(res.Rate), dur(res.NsPerOp), spread(res), cpu(res), x(ra.OverNative), minus(ra), floorX(ra), x(ra.PythonOverGo))
+					rate(res.Rate), dur(res.NsPerOp), spread(res), cpu(res), x(ra.OverNative), minus(ra), floorX(ra), pythonX(ra))
 			}
 		case "latency":
 			fmt.Fprintln(tw, "transport\tmode\tsize\tp50\tspread\tp90\tp99\tp99.9\tmax\tsent\tdropped\tlate\tfailed\tcpu\tafor/native\tafor/floor\t")
@@ -410,6 +437,15 @@ func minus(ra Ratio) string {
 		return "-" + dur(-ra.MinusNative)
 	}
 	return "+" + dur(ra.MinusNative)
+}
+
+// pythonX is a python row's time per hop over Go afor's, and which Go row.
+func pythonX(ra Ratio) string {
+	if ra.PythonOverGo == 0 {
+		return "-"
+	}
+	tr := strings.Split(ra.Afor, "/")
+	return fmt.Sprintf("%.2fx %s", ra.PythonOverGo, tr[min(1, len(tr)-1)])
 }
 
 func floorX(ra Ratio) string {

@@ -11,12 +11,21 @@ import (
 	"github.com/afor-go/afor/bench/internal/scenario"
 )
 
-// rclpyDDSEchoRows plans the rclpy echo rows next to ros-dds-proc's (afor's
-// ROS 2 over DDS between two processes) beyond the one pythonRows plans
-// from its Transport.Python (rclpy on a SingleThreadedExecutor): rclpy on
-// the EventsExecutor and the Python afor on rclpy, on Fast DDS.
+// rclpyDDSEchoRows plans the rclpy echo rows on Fast DDS: next to
+// ros-dds-proc's (afor's ROS 2 over DDS between two processes), beyond the
+// one pythonRows plans from its Transport.Python (rclpy on a
+// SingleThreadedExecutor), rclpy on the EventsExecutor and the Python afor
+// on rclpy; next to ros-dds's (one ROS context), the same three in one
+// process and one node (scenario.Rclpy1PModes).
 func rclpyDDSEchoRows(cfg Config, rep *Report, trs []scenario.Transport) []row {
-	if !slices.ContainsFunc(trs, func(t scenario.Transport) bool { return t.Name == scenario.ROSDDSProc().Name }) {
+	var modes []scenario.PythonMode
+	if slices.ContainsFunc(trs, func(t scenario.Transport) bool { return t.Name == scenario.ROSDDSProc().Name }) {
+		modes = append(modes, scenario.PythonRclpyEvents, scenario.PythonAforRclpy)
+	}
+	if slices.ContainsFunc(trs, func(t scenario.Transport) bool { return t.Name == scenario.ROSDDS().Name }) {
+		modes = append(modes, scenario.Rclpy1PModes()...)
+	}
+	if len(modes) == 0 {
 		return nil
 	}
 	if err := checkRclpy(cfg.Python); err != nil {
@@ -24,7 +33,7 @@ func rclpyDDSEchoRows(cfg Config, rep *Report, trs []scenario.Transport) []row {
 		return nil
 	}
 	var rows []row
-	for _, m := range []scenario.PythonMode{scenario.PythonRclpyEvents, scenario.PythonAforRclpy} {
+	for _, m := range modes {
 		rows = append(rows, row{"echo/python-" + string(m) + "/python", func(ctx context.Context, _ scenario.Progress) scenario.Result {
 			r, _ := scenario.RunEchoPython(ctx, cfg.Python, m, cfg.Duration, time.Second)
 			return r
@@ -78,7 +87,8 @@ func checkRclpy(python string) error {
 }
 
 // wantsNetns reports whether the command line selects a ROS 2 over DDS
-// transport (ros-dds, ros-dds-proc; every transport by default): the run
+// transport (ros-dds, ros-dds-udp, ros-dds-proc; every transport by
+// default): the run
 // then enters a loopback-only network namespace first (internal/netns), as
 // the DDS and ROS tests do, so that Fast DDS and the Go participants can
 // neither leak onto nor pick up anything from a real network.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -73,6 +74,10 @@ func RunEchoPython(ctx context.Context, python string, mode PythonMode, d, warmu
 	if _, ok := rclpyKinds[mode]; ok { // rclpy's own echo (ros_dds_python.go)
 		return runEchoRclpy(ctx, python, mode, d, warmup), nil
 	}
+	if slices.Contains(Rclpy1PModes(), mode) { // the same in one process (rclpy_one.go)
+		r, _ := runEchoRclpy1P(ctx, python, mode, d, warmup)
+		return r, nil
+	}
 	r = Result{Scenario: "echo", Transport: "python-" + string(mode), Mode: ModePython, Size: 0,
 		Note: "Python afor on uvloop, ASCII counters"}
 	if mode == PythonInproc {
@@ -124,4 +129,27 @@ func RunEchoPython(ctx context.Context, python string, mode PythonMode, d, warmu
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], " | ")
+}
+
+// GoTransport names the transport whose afor echo row the echo row of m is
+// compared with (the report's python/afor column), "" for none: Go afor in
+// the same layout, one process or two.
+func (m PythonMode) GoTransport() string {
+	switch m {
+	case PythonInproc:
+		return Mem().Name
+	case PythonZenoh:
+		return Zenoh().Name
+	case PythonZenohProc:
+		return ZenohProc().Name
+	case PythonRclpy, PythonRclpyEvents, PythonAforRclpy:
+		return ROSDDSProc().Name
+	case PythonRclpy1P, PythonRclpyEvents1P, PythonAforRclpy1P:
+		return ROSDDS().Name
+	case PythonPlainRclpyZenoh, PythonRclpyZenoh:
+		return ROSZenohProc().Name
+	case PythonRclpyZenoh1P, PythonRclpyEventsZenoh1P, PythonAforRclpyZenoh1P:
+		return ROSZenoh().Name
+	}
+	return ""
 }

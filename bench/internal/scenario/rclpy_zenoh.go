@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -55,7 +56,9 @@ type RclpyReport struct {
 // after warmup, as rmw_zenoh runs in a deployment: both peers connect to a
 // Rust Zenoh router (run by python, which must import zenoh) and link to
 // each other directly once its gossip tells them of each other. Its CPU is
-// the hello process's.
+// the hello process's. The modes of [RclpyZenoh1PModes] run both halves in
+// one process and one node instead (its one Zenoh session a peer of the
+// router), whose CPU is the whole echo's.
 func RunEchoRclpyZenoh(ctx context.Context, launcher, python string, mode PythonMode, d, warmup time.Duration) (r Result, rep *RclpyReport) {
 	r = Result{Scenario: "echo", Transport: "python-" + string(mode), Mode: ModePython, Size: 64}
 	executor := "afor"
@@ -63,6 +66,11 @@ func RunEchoRclpyZenoh(ctx context.Context, launcher, python string, mode Python
 	if mode == PythonPlainRclpyZenoh {
 		executor = "single"
 		r.Note = "rclpy on rmw_zenoh_cpp, SingleThreadedExecutor, two processes; cpu: the hello process only"
+	}
+	oneProcess := slices.Contains(RclpyZenoh1PModes(), mode)
+	if oneProcess {
+		executor = rclpy1PKinds[mode]
+		r.Note = rclpy1PNote(executor, "rmw_zenoh_cpp")
 	}
 	fail := func(err error) (Result, *RclpyReport) {
 		r.Error, r.Failed = err.Error(), 1
@@ -84,6 +92,14 @@ func RunEchoRclpyZenoh(ctx context.Context, launcher, python string, mode Python
 	}()
 	env := append(os.Environ(), "RMW_IMPLEMENTATION=rmw_zenoh_cpp", "ROS_DOMAIN_ID=0",
 		`ZENOH_CONFIG_OVERRIDE=connect/endpoints=["`+rt.Endpoint+`"];listen/endpoints=["tcp/127.0.0.1:0"]`)
+	if oneProcess {
+		rep, err := runRclpyBoth(ctx, launcher, env, executor, d, warmup)
+		if err != nil {
+			return fail(err)
+		}
+		r.finish(rep.Hops, time.Duration(rep.Seconds*float64(time.Second)), time.Duration(rep.CPUSeconds*float64(time.Second)))
+		return r, rep
+	}
 	ns := rosNamespace()
 	world := exec.Command(launcher, "-c", rclpyZenohEcho, "world", executor, ns)
 	world.Env = env

@@ -197,11 +197,13 @@ func rosPeer(n *ros.Node, size int) Peer {
 			if err != nil {
 				return nil, err
 			}
-			// The graph shows a subscription once its token came, which the
-			// session sends after its subscriber: the route is known.
+			// Over DDS the graph can list a subscription before the writer
+			// matched its reader: wait for the match, so that the first
+			// message is not lost (over Zenoh the graph shows a subscription
+			// once its token came, after its subscriber: the route is known).
 			wctx, cancel := context.WithTimeout(ctx, matchTimeout)
 			defer cancel()
-			if err := n.Graph().WaitForSubscriber(wctx, pub.Topic()); err != nil {
+			if err := pub.WaitForSubscriptions(wctx, 1); err != nil {
 				return nil, fmt.Errorf("ros: %s: no subscription reachable: %w", pub.Topic(), err)
 			}
 			var out Msg // reused: the publisher is used by one goroutine at a time

@@ -28,10 +28,21 @@ import (
 // rosDDSType is the DDS type of a Msg over ROS 2 (std_msgs/UInt8MultiArray).
 const rosDDSType = "std_msgs::msg::dds_::UInt8MultiArray_"
 
-// ROSDDS is ROS 2 over DDS between two ROS contexts (two DDS participants)
-// of this process, over UDP on 127.0.0.1. Its floor is [FloorUDP].
+// ROSDDS is ROS 2 over DDS within one ROS context (one DDS participant):
+// sides A and B are two nodes of it (native: one bare participant), as
+// rclpy's echo in one process has one participant ([Rclpy1PModes]). Its
+// floor is [FloorChan], as ros-zenoh's: whether the participant hands its
+// samples to its own readers in memory or through its UDP sockets on
+// 127.0.0.1 is transport/dds's business, and shows in afor/floor.
 func ROSDDS() Transport {
-	return Transport{Name: "ros-dds", Floor: FloorUDP, Scenarios: []string{"echo"}, OpenMode: openROSDDS}
+	return Transport{Name: "ros-dds", Floor: FloorChan, Scenarios: []string{"echo"}, OpenMode: openROSDDSLocal}
+}
+
+// ROSDDSUDP is ROS 2 over DDS between two ROS contexts (two DDS
+// participants) of this process, over UDP on 127.0.0.1. Its floor is
+// [FloorUDP].
+func ROSDDSUDP() Transport {
+	return Transport{Name: "ros-dds-udp", Floor: FloorUDP, Scenarios: []string{"echo"}, OpenMode: openROSDDS}
 }
 
 // ROSDDSProc is ROS 2 over DDS between this process and a child process
@@ -84,6 +95,32 @@ func rosDDSEnd(ctx context.Context, mode Mode, domain int, name, ns string, size
 	return rosPeer(n, size), rc.Close, nil
 }
 
+// openROSDDSLocal opens one ROS context with two nodes (mode afor) or one
+// bare participant (native), in a random domain.
+func openROSDDSLocal(ctx context.Context, mode Mode, size int) (*Link, error) {
+	d := ddsDomainBase + rand.IntN(ddsDomains)
+	ns := rosNamespace()
+	if mode == ModeNative {
+		p, err := dds.NewParticipant(ctx, rosDDSConfig(d))
+		if err != nil {
+			return nil, err
+		}
+		peer := rosDDSNativePeer(p, ns, size)
+		return &Link{A: peer, B: peer, Close: p.Close}, nil
+	}
+	rc, a, err := openROSDDSNode(ctx, d, "bench_a", ns)
+	if err != nil {
+		return nil, err
+	}
+	b, err := rc.NewNode("bench_b", ros.WithNamespace(ns))
+	if err != nil {
+		return nil, errors.Join(err, rc.Close())
+	}
+	return &Link{A: rosPeer(a, size), B: rosPeer(b, size), Close: rc.Close}, nil
+}
+
+// openROSDDS opens two ROS contexts (afor) or two bare participants
+// (native) in a random domain.
 func openROSDDS(ctx context.Context, mode Mode, size int) (*Link, error) {
 	d := ddsDomainBase + rand.IntN(ddsDomains)
 	ns := rosNamespace()

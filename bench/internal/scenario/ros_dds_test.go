@@ -3,16 +3,18 @@ package scenario
 import (
 	"context"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/afor-go/afor/internal/peers"
 )
 
-// The ROS over DDS echo runs in both modes, within this process and with
-// side B in a child process, and every answer is the counter plus one.
+// The ROS over DDS echo runs in both modes, within one ROS context (one
+// participant), between two of this process and with side B in a child
+// process, and every answer is the counter plus one.
 func TestROSDDSEcho(t *testing.T) {
-	for _, tr := range []Transport{ROSDDS(), ROSDDSProc()} {
+	for _, tr := range []Transport{ROSDDS(), ROSDDSUDP(), ROSDDSProc()} {
 		for _, mode := range []Mode{ModeAfor, ModeNative} {
 			t.Run(tr.Name+"/"+string(mode), func(t *testing.T) {
 				ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
@@ -123,15 +125,31 @@ func TestPipelineRclpy(t *testing.T) {
 }
 
 // TestEchoRclpy runs rclpy's echo (on both executors) and the Python
-// afor's on rclpy briefly: each must measure hops.
+// afor's on rclpy briefly, in two processes and in one: each must measure
+// hops.
 func TestEchoRclpy(t *testing.T) {
 	py := peers.Python(t, append(RclpyModules(), "asyncio_for_robotics", "uvloop")...)
-	for _, mode := range []PythonMode{PythonRclpy, PythonRclpyEvents, PythonAforRclpy} {
+	for _, mode := range append([]PythonMode{PythonRclpy, PythonRclpyEvents, PythonAforRclpy}, Rclpy1PModes()...) {
 		t.Run(string(mode), func(t *testing.T) {
 			r, _ := RunEchoPython(t.Context(), py, mode, 300*time.Millisecond, 200*time.Millisecond)
 			if r.Error != "" || r.Ops <= 0 || r.NsPerOp <= 0 || r.Transport != "python-"+string(mode) || r.Mode != ModePython {
 				t.Fatalf("%+v", r)
 			}
+			if oneProcess := strings.HasSuffix(string(mode), "-1p"); oneProcess != strings.HasPrefix(r.Note, "one process, one node") {
+				t.Errorf("%s: note %q", mode, r.Note)
+			}
+			if got := mode.GoTransport(); got != map[bool]string{false: ROSDDSProc().Name, true: ROSDDS().Name}[strings.HasSuffix(string(mode), "-1p")] {
+				t.Errorf("%s is compared with %q", mode, got)
+			}
 		})
+	}
+}
+
+// A failing one-process driver is reported on the row, not lost: here the
+// interpreter is no Python at all.
+func TestEchoRclpy1PFails(t *testing.T) {
+	r, _ := RunEchoPython(t.Context(), "false", PythonRclpy1P, time.Millisecond, 0)
+	if r.Failed != 1 || !strings.Contains(r.Error, "one process") || r.Ops != 0 {
+		t.Fatalf("%+v", r)
 	}
 }

@@ -20,7 +20,9 @@ type Transport struct {
 	// with ("chan" in memory, "tcp" over sockets, "tcp-proc" when side B
 	// is another process).
 	Floor Floor
-	// Python names the [PythonMode] its echo is compared with, if any.
+	// Python names the [PythonMode] whose echo row runs with the
+	// transport's, if any (the report compares them by
+	// [PythonMode.GoTransport]).
 	Python PythonMode
 	// EchoOnly marks a transport whose links run only the echo (their side
 	// B lives in another process, see Link.EchoB).
@@ -108,7 +110,7 @@ type Peer struct {
 // Transports returns every transport of the harness, in report order.
 // The router transport uses the default interpreter (peers.PythonPath).
 func Transports() []Transport {
-	return []Transport{Mem(), Zenoh(), ZenohTCP(), ZenohProc(), ZenohRouter(peers.PythonPath()), ROSZenoh(), ROSZenohTCP(), ROSZenohProc(), DDS(), DDSProc(), ROSDDS(), ROSDDSProc()}
+	return []Transport{Mem(), Zenoh(), ZenohTCP(), ZenohProc(), ZenohRouter(peers.PythonPath()), ROSZenoh(), ROSZenohTCP(), ROSZenohProc(), DDS(), DDSProc(), ROSDDS(), ROSDDSUDP(), ROSDDSProc()}
 }
 
 // Runs reports whether scenario sc runs on t.

@@ -4,15 +4,19 @@ The Python library's echo pattern over ROS 2 topics: "hello" and "world"
 (std_msgs/msg/UInt8MultiArray, a 64-byte data field whose first 8 bytes are
 a little-endian counter), one message in flight, each side answering the
 other plus one. The two halves run in two processes, as the Go rows of
-ros-dds-proc do; rclpy uses the middleware of its environment (Fast DDS by
-default) with ROS_DOMAIN_ID and ROS_AUTOMATIC_DISCOVERY_RANGE as set by the
-harness.
+ros-dds-proc do, or both in one process and one node (ROLE both, the Python
+library's own layout: "a single participant"); rclpy uses the middleware of
+its environment (Fast DDS by default) with ROS_DOMAIN_ID and
+ROS_AUTOMATIC_DISCOVERY_RANGE as set by the harness.
 
 Usage: python rclpy_echo.py ROLE EXECUTOR NAMESPACE [DURATION_S WARMUP_S]
   ROLE world:  answer every hello on world until stdin closes; prints
                "ready" once its endpoints exist (start it first).
   ROLE hello:  seed the echo, answer every world on hello, and measure:
                prints one JSON object (hops, seconds, cpu_seconds, versions).
+  ROLE both:   one process, one node (one context): both halves, each
+               answering the other topic plus one; seeds and measures as
+               hello does.
   EXECUTOR single: rclpy callbacks on a SingleThreadedExecutor.
   EXECUTOR events: rclpy callbacks on rclpy.experimental.EventsExecutor
                    (driven by spin_once: its spin() runs no callback in the
@@ -23,7 +27,8 @@ Usage: python rclpy_echo.py ROLE EXECUTOR NAMESPACE [DURATION_S WARMUP_S]
                    uvloop, as the library's own ROS 2 benchmark does.
 
 The hop counter is read at the start and the end of the measured window,
-so warm-up hops are not counted. CPU is the hello process's only.
+so warm-up hops are not counted. CPU is the measuring process's only (with
+ROLE both, the whole echo's).
 """
 
 import array
@@ -100,14 +105,16 @@ def _measure(last, duration, warmup, reseed):
     return {"hops": c1 - c0, "seconds": t1 - t0, "cpu_seconds": cpu1 - cpu0}
 
 
-def run_rclpy(role, kind, ns, duration, warmup):
-    context = rclpy.Context()
-    rclpy.init(context=context)
-    node = Node("echo_" + role, namespace=ns, context=context)
-    qos = QoSProfile(depth=10)
-    topic_in, topic_out = ("hello", "world") if role == "world" else ("world", "hello")
-    pub = node.create_publisher(UInt8MultiArray, topic_out, qos)
-    last = [0]
+# The (input, output) topic pairs each role answers.
+PAIRS = {
+    "world": [("hello", "world")],
+    "hello": [("world", "hello")],
+    "both": [("hello", "world"), ("world", "hello")],
+}
+
+
+def _answerer(pub, last):
+    """A callback answering every message on pub with its counter plus one."""
     out = _msg(0)
 
     def answer(msg):
@@ -116,7 +123,19 @@ def run_rclpy(role, kind, ns, duration, warmup):
         out.data[0:8] = array.array("B", (n + 1).to_bytes(8, "little"))
         pub.publish(out)
 
-    node.create_subscription(UInt8MultiArray, topic_in, answer, qos)
+    return answer
+
+
+def run_rclpy(role, kind, ns, duration, warmup):
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    node = Node("echo_" + role, namespace=ns, context=context)
+    qos = QoSProfile(depth=10)
+    last = [0]
+    pubs = {}
+    for topic_in, topic_out in PAIRS[role]:
+        pubs[topic_out] = node.create_publisher(UInt8MultiArray, topic_out, qos)
+        node.create_subscription(UInt8MultiArray, topic_in, _answerer(pubs[topic_out], last), qos)
     ex = _executor(kind, context)
     ex.add_node(node)
     result = [None]
@@ -130,9 +149,11 @@ def run_rclpy(role, kind, ns, duration, warmup):
                 print("ready", flush=True)
                 sys.stdin.read()
                 return
-            _wait_matched(node, pub, topic_in)
-            pub.publish(_msg(0))
-            result[0] = _measure(last, duration, warmup, lambda: pub.publish(_msg(0)))
+            for topic_in, topic_out in PAIRS[role]:
+                _wait_matched(node, pubs[topic_out], topic_in)
+            seed = pubs["hello"]
+            seed.publish(_msg(0))
+            result[0] = _measure(last, duration, warmup, lambda: seed.publish(_msg(0)))
         except BaseException as e:
             result[0] = e
         finally:
@@ -176,13 +197,15 @@ def run_afor(role, ns, duration, warmup):
     async def run():
         with afor.auto_context("echo_" + role) as session:
             qos = QoSProfile(depth=10)
-            topic_in, topic_out = ("hello", "world") if role == "world" else ("world", "hello")
-            with session.lock() as node:
-                pub = node.create_publisher(UInt8MultiArray, ns + "/" + topic_out, qos)
-            sub = afor.Sub(UInt8MultiArray, ns + "/" + topic_in, qos, session, scope=None)
             last = [0]
+            pubs = {}
+            subs = []
+            for topic_in, topic_out in PAIRS[role]:
+                with session.lock() as node:
+                    pubs[topic_out] = node.create_publisher(UInt8MultiArray, ns + "/" + topic_out, qos)
+                subs.append((afor.Sub(UInt8MultiArray, ns + "/" + topic_in, qos, session, scope=None), pubs[topic_out]))
 
-            async def answer():
+            async def answer(sub, pub):
                 out = _msg(0)
                 async for msg in sub.listen_reliable():
                     n = _count(msg)
@@ -190,7 +213,7 @@ def run_afor(role, ns, duration, warmup):
                     out.data[0:8] = array.array("B", (n + 1).to_bytes(8, "little"))
                     pub.publish(out)
 
-            task = asyncio.create_task(answer())
+            tasks = [asyncio.create_task(answer(sub, pub)) for sub, pub in subs]
             loop = asyncio.get_running_loop()
             if role == "world":  # answers whoever comes: the hello side waits for us
                 print("ready", flush=True)
@@ -199,18 +222,22 @@ def run_afor(role, ns, duration, warmup):
             end = time.monotonic() + 60
             while True:
                 with session.lock() as node:
-                    ok = pub.get_subscription_count() > 0 and node.count_publishers(ns + "/" + topic_in) > 0
+                    ok = all(
+                        pubs[topic_out].get_subscription_count() > 0 and node.count_publishers(ns + "/" + topic_in) > 0
+                        for topic_in, topic_out in PAIRS[role]
+                    )
                 if ok:
                     break
                 if time.monotonic() > end:
                     raise RuntimeError("echo peer not matched in time")
                 await asyncio.sleep(0.01)
-            pub.publish(_msg(0))
+            seed = pubs["hello"]
+            seed.publish(_msg(0))
             await asyncio.sleep(warmup)
             for _ in range(10):  # the seed may go out before the far reader matched
                 if last[0] != 0:
                     break
-                pub.publish(_msg(0))
+                seed.publish(_msg(0))
                 await asyncio.sleep(0.5)
             else:
                 raise RuntimeError("no hop during warm-up")
