@@ -17,6 +17,7 @@ import (
 	"io"
 	"net"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -200,13 +201,13 @@ func runImage(ctx context.Context, cfg ImageConfig, row string) (*Image, error) 
 		return nil, err
 	}
 	window := time.Since(t0)
+	// The publisher ends first: a subscriber that closed its connection
+	// first would make the publisher's next write fail.
 	var errs []error
 	running := procs
 	procs = nil
-	for _, np := range running {
+	for _, np := range slices.Backward(running) {
 		_ = np.stdin.Close()
-	}
-	for _, np := range running {
 		if err := np.finish(); err != nil {
 			errs = append(errs, err)
 		}

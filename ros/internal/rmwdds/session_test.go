@@ -48,19 +48,23 @@ var (
 	}
 )
 
-// waitGraph waits until ok holds for a's graph.
+// waitGraph waits until ok holds for s's graph. The next graph is armed
+// before the current one is looked at, so that a graph that comes in
+// between is not missed.
 func waitGraph(t *testing.T, s *Session, ok func(*rmw.Graph) bool) *rmw.Graph {
 	t.Helper()
 	ctx := waitCtx(t)
 	for {
+		next := s.Graph().ArmNext(ctx)
 		g, err := s.Graph().WaitForValue(ctx)
 		if err != nil {
 			t.Fatalf("graph: %v", err)
 		}
 		if ok(g) {
+			next.Stop()
 			return g
 		}
-		if _, err := s.Graph().WaitForNext(ctx); err != nil {
+		if _, err := next.Wait(ctx); err != nil {
 			t.Fatalf("graph: %v (last %+v)", err, g)
 		}
 	}
