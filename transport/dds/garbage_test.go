@@ -88,7 +88,7 @@ func TestGarbageInput(t *testing.T) {
 	}
 	defer c.Close()
 	rng := rand.New(rand.NewPCG(1, 2))
-	ports := []int{metaUnicastPort(b.DomainID(), b.Index()), userUnicastPort(b.DomainID(), b.Index())}
+	ports := []int{metaUnicastPort(b.DomainID(), b.Index()), userUnicastPort(b.DomainID(), b.Index()), b.socks.acks.LocalAddr().(*net.UDPAddr).Port}
 	before := b.Stats().Malformed
 	for i := range 100 {
 		for _, g := range garbage(rng, b.prefix) {

@@ -27,6 +27,7 @@ type Participant struct {
 	socks    *sockets
 	metaLocs []rtps.Locator
 	userLocs []rtps.Locator
+	ackLocs  []rtps.Locator // the user writers' unicast locators (sockets.acks)
 	ownAddrs map[netip.Addr]bool
 
 	sedpPubW, sedpSubW *Writer
@@ -131,10 +132,11 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 		p.ownAddrs[a] = true
 		p.metaLocs = append(p.metaLocs, rtps.LocatorUDPv4(a, uint16(metaUnicastPort(r.DomainID, socks.index))))
 		p.userLocs = append(p.userLocs, rtps.LocatorUDPv4(a, uint16(userUnicastPort(r.DomainID, socks.index))))
+		p.ackLocs = append(p.ackLocs, rtps.LocatorUDPv4(a, socks.acks.LocalAddr().(*net.UDPAddr).AddrPort().Port()))
 	}
 	p.ownAddrs[netip.AddrFrom4([4]byte{127, 0, 0, 1})] = true
 	p.newBuiltinEndpoints()
-	for _, c := range []*net.UDPConn{socks.spdp, socks.meta, socks.user} {
+	for _, c := range []*net.UDPConn{socks.spdp, socks.meta, socks.user, socks.acks} {
 		if c != nil {
 			p.wg.Add(1)
 			go p.receive(c)

@@ -400,10 +400,13 @@ func (r *Reader) onHeartbeatFrag(rtps.GUID, *rtps.HeartbeatFrag) {}
 
 // tick sends pre-emptive ACKNACKs to reliable writers not heard from yet
 // and drops reassemblies that took too long. It returns when it is next
-// needed (zero if not).
+// needed (zero if not). It delivers nothing, so it takes mu alone, not
+// dmu: a callback of the reader that waits (a KEEP_ALL Write waiting for
+// acknowledgments) must not hold up the participant's timers, whose
+// HEARTBEATs ask for those acknowledgments.
 func (r *Reader) tick(now time.Time) time.Time {
-	r.lock()
-	defer r.unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.closed {
 		return time.Time{}
 	}

@@ -71,15 +71,22 @@ func (q QoS) wire(writer bool) rtps.QoS {
 	return w
 }
 
-// endpointData is the SEDP body announcing a local endpoint.
+// endpointData is the SEDP body announcing a local endpoint. A writer
+// announces the acknowledgment socket as its unicast locator (see
+// ackLocators); a reader announces none, so it gets samples on the
+// participant's user socket.
 func (p *Participant) endpointData(g rtps.GUID, t Topic, q QoS) rtps.EndpointData {
-	return rtps.EndpointData{
+	ed := rtps.EndpointData{
 		EndpointGUID:    g,
 		ParticipantGUID: rtps.GUID{Prefix: p.prefix, Entity: rtps.EntityParticipant},
 		TopicName:       t.Name, TypeName: t.TypeName,
 		QoS:      q.wire(!g.Entity.IsReader()),
 		UserData: q.UserData,
 	}
+	if !g.Entity.IsReader() {
+		ed.UnicastLocators = p.ackLocators()
+	}
+	return ed
 }
 
 // publish announces a local endpoint through SEDP, and lets the local

@@ -10,19 +10,26 @@ import (
 )
 
 // sockets are the UDP sockets of a participant (§3.7 of the research note):
-// the shared SPDP multicast socket (nil without multicast) and the unicast
-// metatraffic and user sockets of its participant index.
+// the shared SPDP multicast socket (nil without multicast), the unicast
+// metatraffic and user sockets of its participant index, and the
+// acknowledgment socket of its user writers.
 type sockets struct {
-	spdp  *net.UDPConn
-	meta  *net.UDPConn
-	user  *net.UDPConn
+	spdp *net.UDPConn
+	meta *net.UDPConn
+	user *net.UDPConn
+	// acks, on an ephemeral port, is the unicast locator the user writers
+	// announce, so that readers' ACKNACKs and NACK_FRAGs have a receive
+	// goroutine of their own: a reader callback, which runs in the user
+	// socket's goroutine, may then block in a KEEP_ALL Write that waits
+	// for them (see ackLocators).
+	acks  *net.UDPConn
 	index int
 	// send sends on meta (rawio_*.go).
 	send *rawConn
 }
 
 func (s *sockets) close() {
-	for _, c := range []*net.UDPConn{s.spdp, s.meta, s.user} {
+	for _, c := range []*net.UDPConn{s.spdp, s.meta, s.user, s.acks} {
 		if c != nil {
 			c.Close()
 		}
@@ -52,8 +59,14 @@ func openSockets(r *resolved) (*sockets, error) {
 	if s.meta == nil {
 		return nil, fmt.Errorf("%w: indices %d to %d of domain %d are taken", ErrNoFreeIndex, r.ParticipantIndex, last, r.DomainID)
 	}
+	acks, err := listenUDP(0, false)
+	if err != nil {
+		s.close()
+		return nil, fmt.Errorf("dds: acknowledgment socket: %w", err)
+	}
+	s.acks = acks
 	s.send = newRawConn(s.meta)
-	for _, c := range []*net.UDPConn{s.meta, s.user} {
+	for _, c := range []*net.UDPConn{s.meta, s.user, s.acks} {
 		_ = c.SetReadBuffer(r.bufferSize)
 		_ = c.SetWriteBuffer(r.bufferSize)
 	}

@@ -25,6 +25,9 @@ const (
 	// new data that ask a reader of a KEEP_LAST writer for an answer (see
 	// Writer.wantAck).
 	keepLastAckGap = 10 * time.Millisecond
+	// blockedAskPeriod is the pause between two HEARTBEATs asking for
+	// acknowledgments while a KEEP_ALL write waits for room.
+	blockedAskPeriod = 20 * time.Millisecond
 )
 
 // readerProxy is a writer's state for one matched remote reader.
@@ -156,27 +159,40 @@ func (w *Writer) write(ctx context.Context, c *change) error {
 		return ErrClosed
 	}
 	if !w.builtin && w.qos.History == KeepAll && w.keeps() {
-		var deadline <-chan time.Time
+		var deadline, again <-chan time.Time
+		ask := false
 		for w.hist.len() >= w.qos.MaxSamples {
 			if w.hist.changes[0].sn < w.minAcked() {
 				w.hist.dropFirst()
 				continue
 			}
-			if deadline == nil {
+			if deadline == nil || ask {
+				// Ask the readers that have not acknowledged everything,
+				// and again every blockedAskPeriod while the write waits: a
+				// HEARTBEAT or its answer lost to a full socket buffer
+				// must not cost the whole MaxBlocking.
 				for _, pr := range w.proxies {
 					if pr.reliable && pr.acked <= w.lastSN {
 						w.sendHeartbeat(pr, false)
 					}
 				}
+				ask = false
+			}
+			if deadline == nil {
 				t := time.NewTimer(w.qos.MaxBlocking)
 				defer t.Stop()
 				deadline = t.C
+				tk := time.NewTicker(blockedAskPeriod)
+				defer tk.Stop()
+				again = tk.C
 			}
 			room := w.room
 			w.mu.Unlock()
 			var err error
 			select {
 			case <-room:
+			case <-again:
+				ask = true
 			case <-deadline:
 				err = ErrTimeout
 			case <-ctx.Done():
