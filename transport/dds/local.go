@@ -273,18 +273,8 @@ func (w *Writer) localRoom(ctx context.Context, size int) error {
 			defer t.Stop()
 			deadline = t.C
 		}
-		room := w.room
 		w.localWait.Add(1)
-		w.mu.Unlock()
-		var err error
-		select {
-		case <-room:
-		case <-deadline:
-			err = ErrTimeout
-		case <-ctx.Done():
-			err = context.Cause(ctx)
-		}
-		w.mu.Lock()
+		_, err := w.waitRoomLocked(ctx, deadline, nil)
 		w.localWait.Add(-1)
 		if err != nil {
 			return err

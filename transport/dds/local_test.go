@@ -171,31 +171,41 @@ func TestLocalBestEffort(t *testing.T) {
 	checkInOrder(t, c.wait(t, ctx, 1000), w, 1)
 }
 
-// TestLocalKeepAllSlowReader checks that a KEEP_ALL writer does not block
-// on a local reader whose callback is stuck: its samples wait in the
-// queue and arrive in order once the callback returns.
-// TestLocalKeepAllSlowReader checks that a reliable KEEP_ALL writer holds
-// at most MaxSamples samples queued for a local reader whose callback is
-// stuck: the next write waits MaxBlocking and fails with ErrTimeout, and
-// everything queued arrives, in order, once the callback returns.
-func TestLocalKeepAllSlowReader(t *testing.T) {
-	p := loneParticipant(t)
-	c := newCollector()
+// stuckLocalPair makes a local writer and callback reader of QoS q on a
+// lone participant, and writes sample 1 (of size bytes) from a goroutine
+// whose delivery the callback holds up: it returns once that goroutine is
+// stuck in the callback. release lets it go and returns its Write's error.
+func stuckLocalPair(t *testing.T, q QoS, size int) (p *Participant, w *Writer, c *collector, release func() error) {
+	t.Helper()
+	p = loneParticipant(t)
+	c = newCollector()
 	gate := make(chan struct{})
 	entered := make(chan struct{})
-	q := QoS{History: KeepAll, MaxSamples: 10, MaxBlocking: 50 * time.Millisecond}
-	_, w := localPair(t, p, q, q, func(s Sample) {
+	_, w = localPair(t, p, q, q, func(s Sample) {
 		if s.SN == 1 {
 			close(entered)
 			<-gate
 		}
 		c.add(s)
 	})
-	ctx := waitCtx(t)
-	const size = 1 << 20 // ten of them are over localQueueBytes
 	first := make(chan error, 1)
-	go func() { first <- w.Write(ctx, numbered(1, size)) }()
-	<-entered // the first Write's goroutine delivers, and is stuck
+	go func() { first <- w.Write(waitCtx(t), numbered(1, size)) }()
+	<-entered
+	return p, w, c, func() error {
+		close(gate)
+		return <-first
+	}
+}
+
+// TestLocalKeepAllSlowReader checks that a reliable KEEP_ALL writer holds
+// at most MaxSamples samples queued for a local reader whose callback is
+// stuck: the next write waits MaxBlocking and fails with ErrTimeout, and
+// everything queued arrives, in order, once the callback returns.
+func TestLocalKeepAllSlowReader(t *testing.T) {
+	const size = 1 << 20 // ten of them are over localQueueBytes
+	q := QoS{History: KeepAll, MaxSamples: 10, MaxBlocking: 50 * time.Millisecond}
+	_, w, c, release := stuckLocalPair(t, q, size)
+	ctx := waitCtx(t)
 	for i := 2; i <= 10; i++ {
 		if err := w.Write(ctx, numbered(i, size)); err != nil {
 			t.Fatalf("write %d: %v", i, err)
@@ -207,8 +217,7 @@ func TestLocalKeepAllSlowReader(t *testing.T) {
 	if got := c.len(); got != 0 {
 		t.Fatalf("%d samples delivered past a stuck callback", got)
 	}
-	close(gate)
-	if err := <-first; err != nil {
+	if err := release(); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Write(ctx, numbered(11, size)); err != nil {
@@ -224,23 +233,9 @@ func TestLocalKeepAllSlowReader(t *testing.T) {
 // ones, in order. A burst of small samples under the byte bound is kept
 // whole.
 func TestLocalKeepLastSlowReader(t *testing.T) {
-	p := loneParticipant(t)
-	c := newCollector()
-	gate := make(chan struct{})
-	entered := make(chan struct{})
-	q := QoS{History: KeepLast, Depth: 5}
-	_, w := localPair(t, p, q, q, func(s Sample) {
-		if s.SN == 1 {
-			close(entered)
-			<-gate
-		}
-		c.add(s)
-	})
-	ctx := waitCtx(t)
 	const size = 256 << 10 // sixteen of them make localQueueBytes
-	first := make(chan error, 1)
-	go func() { first <- w.Write(ctx, numbered(1, size)) }()
-	<-entered
+	p, w, c, release := stuckLocalPair(t, QoS{History: KeepLast, Depth: 5}, size)
+	ctx := waitCtx(t)
 	const n = 100
 	for i := 2; i <= n; i++ {
 		if err := w.Write(ctx, numbered(i, size)); err != nil {
@@ -258,8 +253,7 @@ func TestLocalKeepLastSlowReader(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	close(gate)
-	if err := <-first; err != nil {
+	if err := release(); err != nil {
 		t.Fatal(err)
 	}
 	got := c.wait(t, ctx, kept-1+100)

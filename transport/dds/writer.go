@@ -186,19 +186,8 @@ func (w *Writer) write(ctx context.Context, c *change) error {
 				defer tk.Stop()
 				again = tk.C
 			}
-			room := w.room
-			w.mu.Unlock()
 			var err error
-			select {
-			case <-room:
-			case <-again:
-				ask = true
-			case <-deadline:
-				err = ErrTimeout
-			case <-ctx.Done():
-				err = context.Cause(ctx)
-			}
-			w.mu.Lock()
+			ask, err = w.waitRoomLocked(ctx, deadline, again)
 			if err != nil {
 				return err
 			}
@@ -254,6 +243,26 @@ func (w *Writer) write(ctx context.Context, c *change) error {
 	}
 	w.wakeTimers(now)
 	return nil
+}
+
+// waitRoomLocked releases w.mu until room may have appeared in the
+// history or a local reader's queue (signalRoom), tick fires (then it
+// reports true), deadline passes (ErrTimeout) or ctx ends; it returns with
+// w.mu held again. Call with w.mu held.
+func (w *Writer) waitRoomLocked(ctx context.Context, deadline, tick <-chan time.Time) (ticked bool, err error) {
+	room := w.room
+	w.mu.Unlock()
+	defer w.mu.Lock()
+	select {
+	case <-room:
+	case <-tick:
+		return true, nil
+	case <-deadline:
+		return false, ErrTimeout
+	case <-ctx.Done():
+		return false, context.Cause(ctx)
+	}
+	return false, nil
 }
 
 // wantAck reports whether the HEARTBEAT that follows new sample sn asks
