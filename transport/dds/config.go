@@ -114,6 +114,12 @@ type Config struct {
 	// Default 64 MiB; the bytes of all reassemblies in progress are
 	// bounded by four times it.
 	MaxSampleSize int
+	// AckPort is the UDP port of the socket on which the participant's
+	// writers take their readers' acknowledgments (announced in SEDP as
+	// the writers' unicast locator, see the package documentation).
+	// Default 0: a port the system picks. Set it where a firewall between
+	// hosts opens only chosen ports.
+	AckPort int
 	// Logger receives diagnostics. Default: discard.
 	Logger *slog.Logger
 	// Getenv reads the environment. Default os.Getenv; a function that
@@ -203,6 +209,9 @@ func (c Config) resolve() (*resolved, error) {
 		r.AnnouncePeriod = min(DefaultAnnouncePeriod, r.Lease/3)
 	case c.AnnouncePeriod < 10*time.Millisecond:
 		return nil, fmt.Errorf("%w: AnnouncePeriod %v below 10 ms", ErrInvalidConfig, c.AnnouncePeriod)
+	}
+	if c.AckPort < 0 || c.AckPort > 65535 {
+		return nil, fmt.Errorf("%w: AckPort %d outside [0, 65535]", ErrInvalidConfig, c.AckPort)
 	}
 	switch {
 	case c.MaxSampleSize == 0:

@@ -91,6 +91,8 @@ func TestConfigInvalid(t *testing.T) {
 		"interface":     {Interfaces: []string{"no-such-interface0"}, Getenv: noEnv},
 		"sample size":   {MaxSampleSize: -1, Getenv: noEnv},
 		"unknown range": {Range: 9, Getenv: noEnv},
+		"ack port":      {AckPort: 70000, Getenv: noEnv},
+		"negative ack":  {AckPort: -1, Getenv: noEnv},
 	} {
 		if _, err := c.resolve(); !errors.Is(err, ErrInvalidConfig) {
 			t.Errorf("%s: %v, want ErrInvalidConfig", name, err)

@@ -121,8 +121,9 @@
 // goroutine per participant runs the timers, and sleeps until the next
 // thing due (at most a second when idle) rather than ticking. Reader
 // callbacks run in the user socket's goroutine, and may write: the user
-// writers announce a unicast locator of their own (a socket on an
-// ephemeral port) where remote readers send their ACKNACKs, so that a
+// writers announce a unicast locator of their own (a socket on
+// Config.AckPort, by default a port the system picks) where remote
+// readers send their ACKNACKs, so that a
 // callback's Write waiting for room in a full KEEP_ALL history gets the
 // acknowledgments that free it instead of failing after QoS.MaxBlocking.
 // Malformed datagrams are dropped and counted

@@ -59,7 +59,7 @@ func openSockets(r *resolved) (*sockets, error) {
 	if s.meta == nil {
 		return nil, fmt.Errorf("%w: indices %d to %d of domain %d are taken", ErrNoFreeIndex, r.ParticipantIndex, last, r.DomainID)
 	}
-	acks, err := listenUDP(0, false)
+	acks, err := listenUDP(r.AckPort, false)
 	if err != nil {
 		s.close()
 		return nil, fmt.Errorf("dds: acknowledgment socket: %w", err)
