@@ -21,10 +21,11 @@ const (
 	// heartbeatPeriod is the pause between HEARTBEATs while a reliable
 	// reader has not acknowledged everything.
 	heartbeatPeriod = 100 * time.Millisecond
-	// keepLastAckGap is the shortest pause between two HEARTBEATs after
-	// new data that ask a reader of a KEEP_LAST writer for an answer (see
-	// Writer.wantAck).
-	keepLastAckGap = 10 * time.Millisecond
+	// keepLastAckGap is the shortest pause between two HEARTBEATs that ask
+	// a reader of a KEEP_LAST writer for an answer (see Writer.wantAck): as
+	// long as the periodic ones, so that a steady stream costs a reader
+	// one ACKNACK per heartbeatPeriod, not one per few samples.
+	keepLastAckGap = heartbeatPeriod
 	// blockedAskPeriod is the pause between two HEARTBEATs asking for
 	// acknowledgments while a KEEP_ALL write waits for room.
 	blockedAskPeriod = 20 * time.Millisecond
@@ -90,6 +91,9 @@ type Writer struct {
 	dirty    bool
 	lastSend time.Time
 	rxAtSend uint64
+	// spare is the payload of the sample a KEEP_LAST history dropped last,
+	// reused for the next sample's copy (keep).
+	spare []byte
 }
 
 func newWriter(p *Participant, id rtps.EntityID, t Topic, q QoS, builtin bool) *Writer {
@@ -206,7 +210,7 @@ func (w *Writer) write(ctx context.Context, c *change) error {
 	}
 	if w.needsHistory() {
 		if c.payload != nil {
-			c.payload = slices.Clone(c.payload)
+			c.payload = w.keep(c.payload)
 		}
 		if w.builtin {
 			w.hist.removeInstance(c.instance)
@@ -218,6 +222,7 @@ func (w *Writer) write(ctx context.Context, c *change) error {
 		w.hist.add(kc)
 		if !w.builtin && w.qos.History == KeepLast {
 			for w.hist.len() > w.qos.Depth {
+				w.spare = w.hist.changes[0].payload
 				w.hist.dropFirst()
 			}
 		}
@@ -243,6 +248,21 @@ func (w *Writer) write(ctx context.Context, c *change) error {
 	}
 	w.wakeTimers(now)
 	return nil
+}
+
+// keep returns the copy of payload that the history keeps: in the spare
+// buffer when it fits and is not more than twice the size, so that a
+// KEEP_LAST writer of large samples (camera frames) does not allocate one
+// per sample, else in a new one. Nothing but the history refers to a
+// payload it keeps: local readers get copies of their own, and sends and
+// batches copy it into datagrams under w.mu. Call with w.mu held.
+func (w *Writer) keep(payload []byte) []byte {
+	buf := w.spare
+	w.spare = nil
+	if len(payload) == 0 || cap(buf) < len(payload) || cap(buf)/2 > len(payload) {
+		return slices.Clone(payload)
+	}
+	return append(buf[:0], payload...)
 }
 
 // waitRoomLocked releases w.mu until room may have appeared in the
@@ -273,8 +293,9 @@ func (w *Writer) waitRoomLocked(ctx context.Context, deadline, tick <-chan time.
 // history is freed, and whose writes block, on acknowledgments); a
 // KEEP_LAST writer drops its oldest sample whatever the readers acknowledged,
 // so it asks at most every keepLastAckGap as well (Cyclone DDS also asks
-// rarely: its ping and pong exchange one datagram per sample), besides
-// the periodic HEARTBEATs. Call with w.mu held.
+// rarely: its ping and pong exchange one datagram per sample); the
+// periodic HEARTBEATs leave out a reader asked less than half a period
+// ago. Call with w.mu held.
 func (w *Writer) wantAck(pr *readerProxy, sn rtps.SequenceNumber, now time.Time) bool {
 	if sn-pr.acked < rtps.SequenceNumber(max(1, w.qos.limit()/2)) {
 		return false
@@ -537,8 +558,12 @@ func (w *Writer) tick(now time.Time) time.Time {
 	if !now.Before(w.nextHB) {
 		for _, pr := range w.proxies {
 			if pr.reliable && pr.acked <= w.lastSN {
-				w.sendHeartbeat(pr, false)
 				w.nextHB = now.Add(heartbeatPeriod)
+				if now.Sub(pr.solicited) < keepLastAckGap/2 {
+					continue // a HEARTBEAT after new data just asked it
+				}
+				w.sendHeartbeat(pr, false)
+				pr.solicited = now
 			}
 		}
 	}
