@@ -311,9 +311,13 @@ func (p *Participant) matchWriter(w *Writer, re *remoteEndpoint) {
 	if cur {
 		re.matchedW[w.guid.Entity] = w
 	}
+	// Cyclone DDS readers start at the first HEARTBEAT of a writer of
+	// another vendor (Writer.addProxy, readerProxy.unsynced).
+	rp := p.remotes[re.guid.Prefix]
+	cyclone := rp != nil && rp.vendor == rtps.VendorCyclone
 	p.mu.Unlock()
 	if cur {
-		w.addProxy(re.guid, re.locs, re.data.QoS.Reliability == rtps.Reliable, re.data.QoS.Durability >= rtps.TransientLocal)
+		w.addProxy(re.guid, re.locs, re.data.QoS.Reliability == rtps.Reliable, re.data.QoS.Durability >= rtps.TransientLocal, cyclone)
 	}
 }
 

@@ -215,10 +215,10 @@ func (p *Participant) addParticipant(pd *rtps.ParticipantData, vendor rtps.Vendo
 	p.announceTo(meta)
 	pre := rp.prefix
 	if rp.builtins&rtps.BuiltinPublicationsDetector != 0 {
-		p.sedpPubW.addProxy(rtps.GUID{Prefix: pre, Entity: rtps.EntitySEDPPubReader}, meta, true, true)
+		p.sedpPubW.addProxy(rtps.GUID{Prefix: pre, Entity: rtps.EntitySEDPPubReader}, meta, true, true, false)
 	}
 	if rp.builtins&rtps.BuiltinSubscriptionsDetector != 0 {
-		p.sedpSubW.addProxy(rtps.GUID{Prefix: pre, Entity: rtps.EntitySEDPSubReader}, meta, true, true)
+		p.sedpSubW.addProxy(rtps.GUID{Prefix: pre, Entity: rtps.EntitySEDPSubReader}, meta, true, true, false)
 	}
 	if rp.builtins&rtps.BuiltinPublicationsAnnouncer != 0 {
 		p.sedpPubR.addProxy(rtps.GUID{Prefix: pre, Entity: rtps.EntitySEDPPubWriter}, meta, true)

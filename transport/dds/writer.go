@@ -26,6 +26,10 @@ const (
 	// long as the periodic ones, so that a steady stream costs a reader
 	// one ACKNACK per heartbeatPeriod, not one per few samples.
 	keepLastAckGap = heartbeatPeriod
+	// unsyncedAskGap is the shortest pause between two HEARTBEATs after
+	// new data that ask an unsynced reader (readerProxy.unsynced) for an
+	// answer.
+	unsyncedAskGap = 5 * time.Millisecond
 	// blockedAskPeriod is the pause between two HEARTBEATs asking for
 	// acknowledgments while a KEEP_ALL write waits for room.
 	blockedAskPeriod = 20 * time.Millisecond
@@ -49,6 +53,14 @@ type readerProxy struct {
 	// solicited is when a HEARTBEAT after new data last asked this
 	// reader for an answer (KEEP_LAST writers, see Writer.wantAck).
 	solicited time.Time
+	// unsynced marks a reader that drops data until its first HEARTBEAT
+	// from the writer and then counts every SN up to that HEARTBEAT's
+	// last as history it does not want (a volatile Cyclone DDS reader of
+	// a writer of another vendor). Until it shows that it saw one (its
+	// first final ACKNACK: Cyclone sets the flag only then), HEARTBEATs
+	// to it announce nothing from floor on, so that it starts at floor and
+	// asks for what it dropped once they announce the real range.
+	unsynced bool
 	// batch holds new samples waiting to go out together (batch.go).
 	batch batchState
 	// local is the reader when it belongs to the writer's participant:
@@ -297,6 +309,13 @@ func (w *Writer) waitRoomLocked(ctx context.Context, deadline, tick <-chan time.
 // periodic HEARTBEATs leave out a reader asked less than half a period
 // ago. Call with w.mu held.
 func (w *Writer) wantAck(pr *readerProxy, sn rtps.SequenceNumber, now time.Time) bool {
+	if pr.unsynced {
+		if now.Sub(pr.solicited) < unsyncedAskGap {
+			return false
+		}
+		pr.solicited = now
+		return true
+	}
 	if sn-pr.acked < rtps.SequenceNumber(max(1, w.qos.limit()/2)) {
 		return false
 	}
@@ -400,6 +419,9 @@ func knownEncapsulation(b []byte) bool { return len(b) >= 4 && b[0] == 0 && b[1]
 
 // heartbeatRange returns the first and last SNs announced to pr.
 func (w *Writer) heartbeatRange(pr *readerProxy) (first, last rtps.SequenceNumber) {
+	if pr.unsynced {
+		return pr.floor, pr.floor - 1
+	}
 	first = max(w.hist.first(w.lastSN+1), pr.floor)
 	if !w.keeps() {
 		first = w.lastSN + 1
@@ -467,6 +489,10 @@ func (w *Writer) onAckNack(g rtps.GUID, a *rtps.AckNack) {
 		return
 	}
 	pr.ackSeen, pr.ackCount = true, a.Count
+	synced := pr.unsynced && a.Final
+	if synced {
+		pr.unsynced = false
+	}
 	base := min(a.State.Base, w.lastSN+1)
 	if base > pr.acked {
 		pr.acked = base
@@ -492,7 +518,9 @@ func (w *Writer) onAckNack(g rtps.GUID, a *rtps.AckNack) {
 		w.sendGaps(pr, gone)
 	}
 	switch {
-	case resent || len(gone) > 0:
+	case resent || len(gone) > 0 || (synced && pr.acked <= w.lastSN):
+		// After a sync, the real range: the reader asks for what it
+		// dropped.
 		w.sendHeartbeat(pr, false)
 	case !a.Final:
 		w.sendHeartbeat(pr, pr.acked > w.lastSN)
@@ -608,7 +636,7 @@ func (w *Writer) wakeTimers(now time.Time) {
 // reliable reader then asks for what it misses) or, to a best-effort late
 // joiner of a TRANSIENT_LOCAL writer, sends it at once. A reader of the
 // writer's own participant gets a TRANSIENT_LOCAL history in memory.
-func (w *Writer) addProxy(g rtps.GUID, locs []netip.AddrPort, reliable, lateJoiner bool) {
+func (w *Writer) addProxy(g rtps.GUID, locs []netip.AddrPort, reliable, lateJoiner, startsAtHeartbeat bool) {
 	var local *Reader
 	if !w.builtin {
 		local = w.p.localReader(g) // before w.mu: it takes p.mu
@@ -625,6 +653,7 @@ func (w *Writer) addProxy(g rtps.GUID, locs []netip.AddrPort, reliable, lateJoin
 		pr.floor = 1
 	}
 	pr.acked = pr.floor
+	pr.unsynced = pr.reliable && startsAtHeartbeat && !lateJoiner && !w.builtin
 	if local != nil {
 		pr.local, pr.locs, pr.acked = local, nil, w.lastSN+1
 	}
@@ -637,7 +666,8 @@ func (w *Writer) addProxy(g rtps.GUID, locs []netip.AddrPort, reliable, lateJoin
 		}
 	case pr.reliable:
 		w.sendHeartbeat(pr, false)
-		w.wakeTimers(time.Now())
+		pr.solicited = time.Now()
+		w.wakeTimers(pr.solicited)
 	case pr.floor == 1:
 		for _, c := range w.hist.changes {
 			w.sendChange(pr, c, false, false)
