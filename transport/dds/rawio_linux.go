@@ -4,27 +4,26 @@ package dds
 
 import (
 	"net"
-	"net/netip"
-	"sync"
 	"syscall"
 	"unsafe"
 )
 
-// Raw UDP I/O. The sockets are non-blocking, so sendto and recvfrom never
-// wait in the kernel: they are issued with syscall.RawSyscall6, which
-// skips the runtime's entersyscall/exitsyscall. In a request/answer
-// exchange where the process is idle between datagrams, the runtime's
-// sysmon thread is in its deep sleep, and every ordinary system call wakes
-// it (a futex wake and a context switch per datagram, measured at several
-// microseconds of a round trip on two cores). When the socket has no
-// datagram or no room, the call returns false to RawConn.Read/Write, which
-// waits in the network poller as net.UDPConn does.
+// Raw UDP I/O. The receive sockets are non-blocking, so recvfrom (like the
+// MSG_DONTWAIT sendto of sender_linux.go) never waits in the kernel: it is
+// issued with syscall.RawSyscall6, which skips the runtime's
+// entersyscall/exitsyscall. In a request/answer exchange where the process
+// is idle between datagrams, the runtime's sysmon thread is in its deep
+// sleep, and every ordinary system call wakes it (a futex wake and a
+// context switch per datagram, measured at several microseconds of a round
+// trip on two cores). When the socket has no datagram, the call returns
+// false to RawConn.Read, which waits in the network poller as net.UDPConn
+// does.
 
-// rawConn sends and receives on a UDP socket with raw system calls.
+// rawConn receives on a UDP socket with raw system calls (sends go
+// through sender_linux.go).
 type rawConn struct {
-	c     *net.UDPConn
-	rc    syscall.RawConn
-	sends sync.Pool // *rawSend, with its function bound once
+	c  *net.UDPConn
+	rc syscall.RawConn
 }
 
 func newRawConn(c *net.UDPConn) *rawConn {
@@ -33,54 +32,6 @@ func newRawConn(c *net.UDPConn) *rawConn {
 		return &rawConn{c: c}
 	}
 	return &rawConn{c: c, rc: rc}
-}
-
-// rawSend is one sendto in progress.
-type rawSend struct {
-	b   []byte
-	sa  syscall.RawSockaddrInet4
-	err syscall.Errno
-	fn  func(uintptr) bool
-}
-
-func (s *rawSend) do(fd uintptr) bool {
-	for {
-		_, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, fd, uintptr(unsafe.Pointer(unsafe.SliceData(s.b))), uintptr(len(s.b)),
-			0, uintptr(unsafe.Pointer(&s.sa)), syscall.SizeofSockaddrInet4)
-		switch e {
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			return false
-		}
-		s.err = e
-		return true
-	}
-}
-
-// writeTo sends b to an IPv4 destination, like WriteToUDPAddrPort.
-func (u *rawConn) writeTo(b []byte, to netip.AddrPort) error {
-	if u.rc == nil || !to.Addr().Is4() {
-		_, err := u.c.WriteToUDPAddrPort(b, to)
-		return err
-	}
-	s, _ := u.sends.Get().(*rawSend)
-	if s == nil {
-		s = &rawSend{}
-		s.fn = s.do
-	}
-	s.b, s.err = b, 0
-	s.sa.Family = syscall.AF_INET
-	s.sa.Addr = to.Addr().As4()
-	port := (*[2]byte)(unsafe.Pointer(&s.sa.Port))
-	port[0], port[1] = byte(to.Port()>>8), byte(to.Port())
-	err := u.rc.Write(s.fn)
-	if err == nil && s.err != 0 {
-		err = s.err
-	}
-	s.b = nil
-	u.sends.Put(s)
-	return err
 }
 
 // rawRecv reads datagrams from one socket into one buffer; it is used by

@@ -2,22 +2,13 @@
 
 package dds
 
-import (
-	"net"
-	"net/netip"
-)
+import "net"
 
-// rawConn sends and receives through net.UDPConn's methods: the raw system
+// rawConn receives through net.UDPConn's methods: the raw system
 // calls of rawio_linux.go are Linux only.
 type rawConn struct{ c *net.UDPConn }
 
 func newRawConn(c *net.UDPConn) *rawConn { return &rawConn{c: c} }
-
-// writeTo sends b to to.
-func (u *rawConn) writeTo(b []byte, to netip.AddrPort) error {
-	_, err := u.c.WriteToUDPAddrPort(b, to)
-	return err
-}
 
 // rawRecv reads datagrams from one socket into one buffer.
 type rawRecv struct {

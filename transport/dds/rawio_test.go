@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func TestRawConnSendReceive(t *testing.T) {
+func TestSendReceive(t *testing.T) {
 	lo := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)}
 	a, err := net.ListenUDP("udp4", lo)
 	if err != nil {
@@ -21,7 +21,11 @@ func TestRawConnSendReceive(t *testing.T) {
 	}
 	to := e.LocalAddr().(*net.UDPAddr).AddrPort()
 	to = netip.AddrPortFrom(to.Addr().Unmap(), to.Port())
-	send, rd := newRawConn(a), newRawConn(e).receiver(make([]byte, 2048))
+	send, err := openSender(a, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := newRawConn(e).receiver(make([]byte, 2048))
 	for _, msg := range [][]byte{[]byte("hello"), bytes.Repeat([]byte{7}, 1500), {}} {
 		if err := send.writeTo(msg, to); err != nil {
 			t.Fatalf("writeTo: %v", err)
@@ -43,8 +47,33 @@ func TestRawConnSendReceive(t *testing.T) {
 	if err := <-done; !errors.Is(err, net.ErrClosed) {
 		t.Fatalf("read on a closed socket: %v, want net.ErrClosed", err)
 	}
+	send.close()
 	a.Close()
 	if err := send.writeTo([]byte("x"), to); !errors.Is(err, net.ErrClosed) {
 		t.Fatalf("writeTo on a closed socket: %v, want net.ErrClosed", err)
+	}
+}
+
+// Sending allocates nothing.
+func TestSendAllocs(t *testing.T) {
+	e, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	to := e.LocalAddr().(*net.UDPAddr).AddrPort()
+	to = netip.AddrPortFrom(to.Addr().Unmap(), to.Port())
+	send, err := openSender(e, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer send.close()
+	msg := []byte("x")
+	if n := testing.AllocsPerRun(100, func() {
+		if err := send.writeTo(msg, to); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Fatalf("%v allocations per send", n)
 	}
 }

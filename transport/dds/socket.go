@@ -24,11 +24,14 @@ type sockets struct {
 	// for them (see ackLocators).
 	acks  *net.UDPConn
 	index int
-	// send sends on meta (rawio_*.go).
-	send *rawConn
+	// send sends every datagram (sender_*.go).
+	send *sender
 }
 
 func (s *sockets) close() {
+	if s.send != nil {
+		s.send.close()
+	}
 	for _, c := range []*net.UDPConn{s.spdp, s.meta, s.user, s.acks} {
 		if c != nil {
 			c.Close()
@@ -65,7 +68,10 @@ func openSockets(r *resolved) (*sockets, error) {
 		return nil, fmt.Errorf("dds: acknowledgment socket: %w", err)
 	}
 	s.acks = acks
-	s.send = newRawConn(s.meta)
+	if s.send, err = openSender(s.meta, r.bufferSize); err != nil {
+		s.close()
+		return nil, err
+	}
 	for _, c := range []*net.UDPConn{s.meta, s.user, s.acks} {
 		_ = c.SetReadBuffer(r.bufferSize)
 		_ = c.SetWriteBuffer(r.bufferSize)
@@ -90,7 +96,7 @@ func openSockets(r *resolved) (*sockets, error) {
 			s.close()
 			return nil, fmt.Errorf("dds: SPDP multicast group joined on no interface (set NoMulticast or Range)")
 		}
-		if err := setMulticastSend(s.meta, r.mcastIfs[0]); err != nil {
+		if err := s.send.setMulticast(r.mcastIfs[0]); err != nil {
 			r.logger.Warn("dds: cannot set the multicast interface", "err", err)
 		}
 	}

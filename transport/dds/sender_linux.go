@@ -1,0 +1,117 @@
+//go:build linux
+
+package dds
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"sync"
+	"syscall"
+	"unsafe"
+)
+
+// sender sends the participant's datagrams from a UDP socket of its own
+// that the Go network poller does not watch. The poller registers every
+// socket for write readiness as well as read readiness, edge-triggered, so
+// a socket in it that sends wakes the poller's thread once more for every
+// datagram, when the receiver has taken it and the room in the send buffer
+// comes back: a wake-up of the sending process per datagram, for nothing
+// (sends never wait in the poller). The socket blocks: a send is a raw
+// sendto with MSG_DONTWAIT (no runtime bookkeeping, see rawio_linux.go)
+// and, only when the buffer is full, an ordinary blocking one, bounded by
+// SO_SNDTIMEO.
+type sender struct {
+	mu     sync.RWMutex // shared by sends, exclusive for close
+	fd     int
+	closed bool
+	// other sends to destinations that are not IPv4 (meta: it fails as
+	// the socket does).
+	other *net.UDPConn
+}
+
+// sendTimeoutSec bounds, in seconds, a send that waits for room in a full
+// send buffer.
+const sendTimeoutSec = 1
+
+// openSender opens the send socket; bufferSize sets its SO_SNDBUF.
+func openSender(meta *net.UDPConn, bufferSize int) (*sender, error) {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, syscall.IPPROTO_UDP)
+	if err != nil {
+		return nil, fmt.Errorf("dds: send socket: %w", err)
+	}
+	tv := syscall.Timeval{Sec: sendTimeoutSec}
+	if err := syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv); err != nil {
+		syscall.Close(fd)
+		return nil, fmt.Errorf("dds: send socket: %w", err)
+	}
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{}); err != nil {
+		syscall.Close(fd)
+		return nil, fmt.Errorf("dds: send socket: %w", err)
+	}
+	_ = syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_SNDBUF, bufferSize)
+	return &sender{fd: fd, other: meta}, nil
+}
+
+// setMulticast makes multicast datagrams leave by the interface of
+// ifaddr, with a TTL of 1, looped back to this host's sockets.
+func (s *sender) setMulticast(ifaddr net.IP) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return net.ErrClosed
+	}
+	var a [4]byte
+	copy(a[:], ifaddr.To4())
+	if err := syscall.SetsockoptInet4Addr(s.fd, syscall.IPPROTO_IP, syscall.IP_MULTICAST_IF, a); err != nil {
+		return err
+	}
+	if err := syscall.SetsockoptByte(s.fd, syscall.IPPROTO_IP, syscall.IP_MULTICAST_TTL, 1); err != nil {
+		return err
+	}
+	return syscall.SetsockoptByte(s.fd, syscall.IPPROTO_IP, syscall.IP_MULTICAST_LOOP, 1)
+}
+
+// writeTo sends b to to. It returns net.ErrClosed after close.
+func (s *sender) writeTo(b []byte, to netip.AddrPort) error {
+	if !to.Addr().Is4() {
+		_, err := s.other.WriteToUDPAddrPort(b, to)
+		return err
+	}
+	var sa syscall.RawSockaddrInet4
+	sa.Family = syscall.AF_INET
+	sa.Addr = to.Addr().As4()
+	port := (*[2]byte)(unsafe.Pointer(&sa.Port))
+	port[0], port[1] = byte(to.Port()>>8), byte(to.Port())
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return net.ErrClosed
+	}
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	for {
+		_, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, uintptr(s.fd), p, uintptr(len(b)),
+			syscall.MSG_DONTWAIT, uintptr(unsafe.Pointer(&sa)), syscall.SizeofSockaddrInet4)
+		if e == syscall.EAGAIN {
+			_, _, e = syscall.Syscall6(syscall.SYS_SENDTO, uintptr(s.fd), p, uintptr(len(b)),
+				0, uintptr(unsafe.Pointer(&sa)), syscall.SizeofSockaddrInet4)
+		}
+		switch e {
+		case 0:
+			return nil
+		case syscall.EINTR:
+			continue
+		}
+		return e
+	}
+}
+
+// close closes the socket once the sends under way are done.
+func (s *sender) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.closed = true
+		syscall.Close(s.fd)
+	}
+}
