@@ -75,6 +75,9 @@ type Ratio struct {
 	// CPUOverFloor (pipeline rows) divides the five afor nodes' total CPU
 	// use by the five bare-Go floor nodes' (pipeline/tcp/floor).
 	CPUOverFloor float64 `json:"afor_cpu_over_floor,omitempty"`
+	// PythonCPUOverGo (rclpy pipeline rows) divides the five rclpy nodes'
+	// total CPU use by the five Go ROS nodes' named by Afor.
+	PythonCPUOverGo float64 `json:"python_cpu_over_afor,omitempty"`
 }
 
 // Warning is something a reader of the numbers must know. Kinds dropped
@@ -165,6 +168,12 @@ func (r *Report) finish() {
 		trs[t.Name] = t
 	}
 	for _, res := range r.Results {
+		if res.Scenario == "pipeline" && res.Mode == scenario.ModePython && ok(&res) {
+			if ra, found := r.pipelineRatio(res); found {
+				r.Ratios = append(r.Ratios, ra)
+			}
+			continue
+		}
 		if res.Mode == scenario.ModePython && ok(&res) {
 			if ra, found := r.pythonRatio(res); found {
 				r.Ratios = append(r.Ratios, ra)
@@ -175,6 +184,9 @@ func (r *Report) finish() {
 			continue
 		}
 		if res.Scenario == "pipeline" {
+			if res.Transport == scenario.PipelineTransportROSDDSOneProc {
+				continue // the floor runs with Go's default GOMAXPROCS
+			}
 			if f := r.get(res.Scenario, string(scenario.FloorTCP), scenario.ModeFloor, res.Size); f != nil && f.CPU > 0 {
 				r.Ratios = append(r.Ratios, Ratio{Row: res.Name(), Floor: string(scenario.FloorTCP), CPUOverFloor: res.CPU / f.CPU})
 			}
@@ -205,6 +217,19 @@ func (r *Report) pythonRatio(res scenario.Result) (Ratio, bool) {
 		g := &r.Results[i]
 		if g.Scenario == res.Scenario && g.Transport == goTr && g.Mode == scenario.ModeAfor && ok(g) {
 			return Ratio{Row: res.Name(), Afor: g.Name(), PythonOverGo: res.NsPerOp / g.NsPerOp}, true
+		}
+	}
+	return Ratio{}, false
+}
+
+// pipelineRatio compares an rclpy pipeline row with the Go ROS nodes of
+// the same run: its total CPU over theirs (how many times less the Go
+// nodes need), ros-dds (GOMAXPROCS Go's default, or -node-gomaxprocs) if
+// it ran, else ros-dds-gmp1.
+func (r *Report) pipelineRatio(res scenario.Result) (Ratio, bool) {
+	for _, tr := range []string{scenario.PipelineTransportROSDDS, scenario.PipelineTransportROSDDSOneProc} {
+		if g := r.get(res.Scenario, tr, scenario.ModeAfor, res.Size); g != nil && g.CPU > 0 {
+			return Ratio{Row: res.Name(), Afor: g.Name(), PythonCPUOverGo: res.CPU / g.CPU}, true
 		}
 	}
 	return Ratio{}, false
@@ -372,7 +397,7 @@ func title(sc string, c Config) string {
 		if c.NodeProcs > 0 {
 			procs = strconv.Itoa(c.NodeProcs)
 		}
-		return fmt.Sprintf("pipeline: camera 1280x720 mono8 Image at 30 Hz, IMU 200 Hz, perception, planning 10 Hz, control 200 Hz; one process each (GOMAXPROCS %s); cpu over %v (%% of one core); afor/floor: total cpu over the bare-Go floor's", procs, c.CPUWindow)
+		return fmt.Sprintf("pipeline: camera 1280x720 mono8 Image at 30 Hz, IMU 200 Hz, perception, planning 10 Hz, control 200 Hz; one process each (GOMAXPROCS %s; ros-dds-gmp1: 1); cpu over %v (%% of one core); afor/floor: total cpu over the bare-Go floor's, and on the rclpy rows their total cpu over the Go ROS nodes'", procs, c.CPUWindow)
 	case "image":
 		return imageTitle(c)
 	case "request":
@@ -422,6 +447,10 @@ func x(v float64) string {
 
 // cpuX is a pipeline row's total CPU over the floor's.
 func cpuX(ra Ratio) string {
+	if ra.PythonCPUOverGo != 0 {
+		tr := strings.Split(ra.Afor, "/")
+		return fmt.Sprintf("%.2fx %s", ra.PythonCPUOverGo, tr[min(1, len(tr)-1)])
+	}
 	if ra.CPUOverFloor == 0 {
 		return "-"
 	}

@@ -62,18 +62,25 @@ func rosDDSPipelineRows(cfg Config, rep *Report, trs []scenario.Transport, has f
 		}
 	}
 	var rows []row
-	for _, f := range flavours {
-		pc := scenario.PipelineConfig{ROS: f, Python: cfg.Python, Warmup: cfg.PipeWarmup, Window: cfg.CPUWindow, NodeProcs: cfg.NodeProcs}
-		tr, mode := "ros-dds", scenario.ModeAfor
-		if f != scenario.PipelineROSDDS {
-			tr, mode = f, scenario.ModePython
-		}
+	add := func(tr string, mode scenario.Mode, pc scenario.PipelineConfig) {
 		rows = append(rows, row{fmt.Sprintf("pipeline/%s/%s/%dB", tr, mode, scenario.ImageWidth*scenario.ImageHeight),
 			func(ctx context.Context, p scenario.Progress) scenario.Result {
 				pc := pc
 				pc.Progress = p
 				return scenario.RunPipeline(ctx, pc)
 			}})
+	}
+	for _, f := range flavours {
+		pc := scenario.PipelineConfig{ROS: f, Python: cfg.Python, Warmup: cfg.PipeWarmup, Window: cfg.CPUWindow, NodeProcs: cfg.NodeProcs}
+		if f != scenario.PipelineROSDDS {
+			add(f, scenario.ModePython, pc)
+			continue
+		}
+		add(scenario.PipelineTransportROSDDS, scenario.ModeAfor, pc)
+		if cfg.NodeProcs == 0 { // the same nodes with GOMAXPROCS 1, in a row of their own
+			pc.OneProcRow = true
+			add(scenario.PipelineTransportROSDDSOneProc, scenario.ModeAfor, pc)
+		}
 	}
 	return rows
 }

@@ -41,8 +41,12 @@ type PipelineConfig struct {
 	// (this executable started again); PipelineRclpy or
 	// PipelineRclpyEvents, rclpy nodes (testdata/rclpy_pipeline.py run by
 	// Python). See ros_dds_pipeline.go.
-	ROS      string
-	Progress Progress
+	ROS string
+	// OneProcRow runs the Go ROS nodes (ROS PipelineROSDDS) with
+	// GOMAXPROCS 1 in a row of their own, ros-dds-gmp1, next to the
+	// ros-dds row of the same run.
+	OneProcRow bool
+	Progress   Progress
 }
 
 // Pipeline is the outcome of the robot pipeline scenario.
@@ -94,7 +98,10 @@ func RunPipeline(ctx context.Context, cfg PipelineConfig) (r Result) {
 	switch {
 	case cfg.ROS != "":
 		cfg.Router, cfg.Floor = false, false
-		r.Transport, r.Mode = pipelineFlavourRow(cfg.ROS)
+		if cfg.OneProcRow {
+			cfg.NodeProcs = 1
+		}
+		r.Transport, r.Mode = pipelineFlavourRow(cfg)
 		r.Note = "five processes, ROS 2 nodes over DDS (" + cfg.ROS + "); cpu: all five nodes, % of one core"
 	case cfg.Floor:
 		cfg.Router = false

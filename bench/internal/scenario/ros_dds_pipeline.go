@@ -199,12 +199,23 @@ func rosPipelineNode(n *ros.Node, node string, st *nodeStats) (func(context.Cont
 	return nil, fmt.Errorf("%w: pipeline node %q", ErrBadConfig, node)
 }
 
+// The transports of the Go ROS pipeline rows: GOMAXPROCS Go's default (or
+// PipelineConfig.NodeProcs), and 1 (PipelineConfig.NodeProcs 1 with
+// PipelineConfig.OneProcRow).
+const (
+	PipelineTransportROSDDS        = "ros-dds"
+	PipelineTransportROSDDSOneProc = "ros-dds-gmp1"
+)
+
 // pipelineFlavourRow names a ROS pipeline row: its transport and mode.
-func pipelineFlavourRow(flavour string) (string, Mode) {
-	if strings.HasPrefix(flavour, "rclpy") {
-		return flavour, ModePython
+func pipelineFlavourRow(cfg PipelineConfig) (string, Mode) {
+	switch {
+	case strings.HasPrefix(cfg.ROS, "rclpy"):
+		return cfg.ROS, ModePython
+	case cfg.OneProcRow:
+		return PipelineTransportROSDDSOneProc, ModeAfor
 	}
-	return "ros-dds", ModeAfor
+	return PipelineTransportROSDDS, ModeAfor
 }
 
 // pipelineStartSlack is the extra time a run of cfg may take to start its
