@@ -44,6 +44,13 @@ func RateSubOptions(opts ...Option) RateOption {
 // ticks, and carries that scheduled time as its value. The first tick is due
 // one period after NewRate. One goroutine drives it until [Sub.Close].
 //
+// On Linux that goroutine waits on a kernel timer (timerfd) through Go's
+// network poller: each tick wakes the process once, within microseconds of
+// its time. Go's timers, which an idle Go process waits for in whole
+// milliseconds, would wake it twice and up to a millisecond late. Elsewhere,
+// and in a testing/synctest bubble (whose fake clock only Go's timers
+// follow), the rate uses Go's timers.
+//
 //	rate, _ := afor.NewRate(100)
 //	defer rate.Close()
 //	for range rate.ListenReliable(ctx) { // every tick, 100 Hz
@@ -74,9 +81,15 @@ func NewRate(hz float64, opts ...RateOption) (*Rate, error) {
 		Sub:    NewSub[time.Time](subOpts...),
 		period: time.Duration(float64(time.Second) / hz),
 	}
+	start := time.Now()
+	if kt, err := newKernelTicker(start, r.period); err == nil {
+		r.OnClose(kt.close)
+		go r.runKernel(kt, start, o.missed)
+		return r, nil
+	}
 	stop := make(chan struct{})
 	r.OnClose(func() { close(stop) })
-	go r.run(time.Now(), o.missed, stop)
+	go r.run(start, o.missed, stop)
 	return r, nil
 }
 
@@ -86,6 +99,30 @@ func (r *Rate) Period() time.Duration { return r.period }
 // Skipped returns how many ticks the [Skip] policy left out.
 func (r *Rate) Skipped() uint64 { return r.skipped.Load() }
 
+// runKernel delivers the ticks of a kernel timer (rate_linux.go) until it
+// is closed.
+func (r *Rate) runKernel(kt *kernelTicker, start time.Time, missed MissedTicks) {
+	for k := int64(1); ; {
+		n, err := kt.wait()
+		if err != nil {
+			return
+		}
+		if missed == Skip && n > 1 {
+			// Ticks k .. k+n-2 are a period or more overdue.
+			r.skipped.Add(n - 1)
+			k += int64(n - 1)
+			n = 1
+		}
+		for ; n > 0; n-- {
+			if !r.Input(start.Add(time.Duration(k) * r.period)) {
+				return
+			}
+			k++
+		}
+	}
+}
+
+// run delivers the ticks with Go's timers until stop is closed.
 func (r *Rate) run(start time.Time, missed MissedTicks, stop <-chan struct{}) {
 	timer := time.NewTimer(r.period)
 	defer timer.Stop()
