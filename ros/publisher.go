@@ -59,8 +59,10 @@ func (p *Publisher[T, PT]) Topic() string { return p.topic }
 func (p *Publisher[T, PT]) GID() GID { return GID(p.pub.GID()) }
 
 // Publish encodes msg and publishes it. It does not keep msg. Encoding
-// reuses one buffer per publisher, so publishing allocates nothing in the
-// steady state (beyond what the middleware does).
+// reuses one buffer per publisher, or on DDS the buffer of the message the
+// writer's history let go of last (the history keeps the encoded message
+// itself, not a copy), so publishing allocates nothing in the steady
+// state.
 func (p *Publisher[T, PT]) Publish(ctx context.Context, msg *T) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -71,8 +73,15 @@ func (p *Publisher[T, PT]) Publish(ctx context.Context, msg *T) error {
 	if err != nil {
 		return fmt.Errorf("ros: publish on %s: %w", p.topic, err)
 	}
-	p.buf = buf
-	if err := p.pub.Publish(ctx, buf); err != nil {
+	if bp, ok := p.pub.(rmw.BufferPublisher); ok {
+		// The middleware keeps buf rather than a copy of it and hands
+		// back a buffer for the next message.
+		p.buf, err = bp.PublishBuffer(ctx, buf)
+	} else {
+		p.buf = buf
+		err = p.pub.Publish(ctx, buf)
+	}
+	if err != nil {
 		return fmt.Errorf("ros: publish on %s: %w", p.topic, err)
 	}
 	return nil

@@ -48,7 +48,7 @@ func (w *Writer) WriteRelated(ctx context.Context, payload []byte, related Sampl
 	pw.SampleIdentity(rtps.PIDCustomRelatedSampleIdentity, ri)
 	pw.Sentinel()
 	c := &change{payload: payload, inline: pw.Bytes(), ts: rtps.TimeFrom(time.Now())}
-	if err := w.write(ctx, c); err != nil {
+	if _, err := w.write(ctx, c, false); err != nil {
 		return SampleIdentity{}, err
 	}
 	return SampleIdentity{Writer: w.GUID(), SN: int64(c.sn)}, nil

@@ -3,6 +3,7 @@ package dds
 import (
 	"bytes"
 	"context"
+	"errors"
 	"testing"
 )
 
@@ -62,5 +63,59 @@ func TestKeepLastReusesDroppedPayload(t *testing.T) {
 	}
 	if p := held()[1]; p == nil {
 		t.Fatal("an empty sample became a nil payload (a dispose)")
+	}
+}
+
+// WriteBuffer keeps the payload it is handed in the history without a
+// copy, and hands back the buffer of the sample the history dropped; a
+// writer that keeps nothing hands the payload itself back, and so does a
+// write that fails.
+func TestWriteBufferKeepsAndReturnsDropped(t *testing.T) {
+	p := newTestParticipant(t, Config{DomainID: nextDomain(), Range: RangeLocalhost})
+	w, err := NewWriter(p, Topic{Name: "keep/buffer", TypeName: "Bytes"},
+		QoS{Reliability: Reliable, Durability: TransientLocal, History: KeepLast, Depth: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var bufs [][]byte
+	for i := range 3 {
+		b := bytes.Repeat([]byte{byte(i + 1)}, 100)
+		bufs = append(bufs, b)
+		spare, err := w.WriteBuffer(ctx, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case i < 2 && spare != nil:
+			t.Fatalf("write %d: got a spare buffer before the history dropped anything", i)
+		case i == 2 && (len(spare) == 0 || &spare[0] != &bufs[0][0]):
+			t.Fatal("write 2: want the dropped sample's buffer back")
+		}
+	}
+	w.mu.Lock()
+	for i, c := range w.hist.changes {
+		if &c.payload[0] != &bufs[i+1][0] {
+			t.Errorf("history sample %d is a copy: want the buffer handed over", i)
+		}
+	}
+	w.mu.Unlock()
+
+	be, err := NewWriter(p, Topic{Name: "keep/buffer-be", TypeName: "Bytes"},
+		QoS{Reliability: BestEffort, History: KeepLast, Depth: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 10)
+	if spare, err := be.WriteBuffer(ctx, b); err != nil || &spare[0] != &b[0] {
+		t.Fatalf("best-effort volatile writer: spare %p, err %v: want the payload back", spare, err)
+	}
+	big := make([]byte, p.cfg.maxSample+1)
+	if spare, err := be.WriteBuffer(ctx, big); !errors.Is(err, ErrTooLarge) || &spare[0] != &big[0] {
+		t.Fatalf("too large: err %v, want ErrTooLarge and the payload back", err)
+	}
+	_ = be.Close()
+	if spare, err := be.WriteBuffer(ctx, b); !errors.Is(err, ErrClosed) || &spare[0] != &b[0] {
+		t.Fatalf("closed: err %v, want ErrClosed and the payload back", err)
 	}
 }

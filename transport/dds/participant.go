@@ -218,8 +218,14 @@ func (p *Participant) isClosed() bool {
 
 // sendTo sends one datagram to each destination.
 func (p *Participant) sendTo(b []byte, to []netip.AddrPort) {
+	p.sendPartsTo(b, nil, nil, to)
+}
+
+// sendPartsTo sends the datagram made of head, body and tail to each of
+// to, with body sent from where it lies (sender.writeParts).
+func (p *Participant) sendPartsTo(head, body, tail []byte, to []netip.AddrPort) {
 	for _, ap := range to {
-		if err := p.socks.send.writeTo(b, ap); err != nil {
+		if err := p.socks.send.writeParts(head, body, tail, ap); err != nil {
 			p.stats.sendErrors.Add(1)
 			if !errors.Is(err, net.ErrClosed) && !isUnreachable(err) {
 				p.log.Debug("dds: send failed", "to", ap, "err", err)

@@ -96,7 +96,7 @@ func (p *Participant) publish(ed *rtps.EndpointData) {
 	if !ed.EndpointGUID.Entity.IsReader() {
 		w = p.sedpPubW
 	}
-	_ = w.write(context.Background(), &change{payload: ed.Append(nil), instance: ed.EndpointGUID, ts: rtps.TimeFrom(time.Now())})
+	_, _ = w.write(context.Background(), &change{payload: ed.Append(nil), instance: ed.EndpointGUID, ts: rtps.TimeFrom(time.Now())}, true)
 	p.addRemoteEndpoint(ed, true)
 }
 
@@ -110,10 +110,10 @@ func (p *Participant) unpublish(g rtps.GUID) {
 	pw.KeyHash(g)
 	pw.StatusInfo(rtps.StatusDisposed | rtps.StatusUnregistered)
 	pw.Sentinel()
-	_ = w.write(context.Background(), &change{
+	_, _ = w.write(context.Background(), &change{
 		payload: rtps.AppendKey(nil, rtps.PIDEndpointGUID, g), key: true, inline: pw.Bytes(),
 		instance: g, ts: rtps.TimeFrom(time.Now()),
-	})
+	}, true)
 }
 
 // vendorOf returns the vendor of a known participant.

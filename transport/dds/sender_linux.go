@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"sync"
 	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // sender sends the participant's datagrams from a UDP socket of its own
@@ -74,8 +77,16 @@ func (s *sender) setMulticast(ifaddr net.IP) error {
 
 // writeTo sends b to to. It returns net.ErrClosed after close.
 func (s *sender) writeTo(b []byte, to netip.AddrPort) error {
+	return s.writeParts(b, nil, nil, to)
+}
+
+// writeParts sends the datagram made of head, body and tail (either of
+// the last two may be empty) to to, in one vectored send: body, a
+// sample's payload, is sent from where it lies, not copied. It returns
+// net.ErrClosed after close.
+func (s *sender) writeParts(head, body, tail []byte, to netip.AddrPort) error {
 	if !to.Addr().Is4() {
-		_, err := s.other.WriteToUDPAddrPort(b, to)
+		_, err := s.other.WriteToUDPAddrPort(slices.Concat(head, body, tail), to)
 		return err
 	}
 	var sa syscall.RawSockaddrInet4
@@ -83,18 +94,26 @@ func (s *sender) writeTo(b []byte, to netip.AddrPort) error {
 	sa.Addr = to.Addr().As4()
 	port := (*[2]byte)(unsafe.Pointer(&sa.Port))
 	port[0], port[1] = byte(to.Port()>>8), byte(to.Port())
+	var iov [3]unix.Iovec
+	n := 0
+	for _, b := range [3][]byte{head, body, tail} {
+		if len(b) > 0 {
+			iov[n].Base = unsafe.SliceData(b)
+			iov[n].SetLen(len(b))
+			n++
+		}
+	}
+	msg := unix.Msghdr{Name: (*byte)(unsafe.Pointer(&sa)), Namelen: syscall.SizeofSockaddrInet4, Iov: &iov[0]}
+	msg.SetIovlen(n)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.closed {
 		return net.ErrClosed
 	}
-	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	for {
-		_, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, uintptr(s.fd), p, uintptr(len(b)),
-			syscall.MSG_DONTWAIT, uintptr(unsafe.Pointer(&sa)), syscall.SizeofSockaddrInet4)
+		_, _, e := syscall.RawSyscall(syscall.SYS_SENDMSG, uintptr(s.fd), uintptr(unsafe.Pointer(&msg)), syscall.MSG_DONTWAIT)
 		if e == syscall.EAGAIN {
-			_, _, e = syscall.Syscall6(syscall.SYS_SENDTO, uintptr(s.fd), p, uintptr(len(b)),
-				0, uintptr(unsafe.Pointer(&sa)), syscall.SizeofSockaddrInet4)
+			_, _, e = syscall.Syscall(syscall.SYS_SENDMSG, uintptr(s.fd), uintptr(unsafe.Pointer(&msg)), 0)
 		}
 		switch e {
 		case 0:

@@ -161,18 +161,38 @@ func (w *Writer) Write(ctx context.Context, payload []byte) error {
 	if len(payload) > w.p.cfg.maxSample {
 		return ErrTooLarge
 	}
-	return w.write(ctx, &change{payload: payload, ts: rtps.TimeFrom(time.Now())})
+	_, err := w.write(ctx, &change{payload: payload, ts: rtps.TimeFrom(time.Now())}, false)
+	return err
 }
 
-// write adds c (whose payload the caller owns) to the history and sends it.
-// It delivers the samples it queued for local readers once w.mu is
-// released (local.go).
-func (w *Writer) write(ctx context.Context, c *change) error {
+// WriteBuffer is [Writer.Write] for a payload the writer may keep instead
+// of copying it: the caller hands payload over and must not use it again.
+// WriteBuffer returns a buffer for the caller to serialize its next sample
+// into: the payload of a sample the history dropped, payload itself when
+// the history did not keep it (or the write failed), or nil. A publisher
+// of large samples that serializes into the returned buffer saves a copy
+// of every sample.
+func (w *Writer) WriteBuffer(ctx context.Context, payload []byte) ([]byte, error) {
+	if len(payload) > w.p.cfg.maxSample {
+		return payload, ErrTooLarge
+	}
+	return w.write(ctx, &change{payload: payload, ts: rtps.TimeFrom(time.Now())}, true)
+}
+
+// write adds c to the history and sends it. When owned is false the
+// caller keeps c's payload and the history keeps a copy; when it is true
+// the history may keep the payload itself, and write returns the buffer
+// the caller may reuse (WriteBuffer). It delivers the samples it queued
+// for local readers once w.mu is released (local.go).
+func (w *Writer) write(ctx context.Context, c *change, owned bool) (spare []byte, err error) {
 	defer w.p.local.run()
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if owned {
+		spare = c.payload // until the history keeps it
+	}
 	if w.closed {
-		return ErrClosed
+		return spare, ErrClosed
 	}
 	if !w.builtin && w.qos.History == KeepAll && w.keeps() {
 		var deadline, again <-chan time.Time
@@ -202,18 +222,17 @@ func (w *Writer) write(ctx context.Context, c *change) error {
 				defer tk.Stop()
 				again = tk.C
 			}
-			var err error
 			ask, err = w.waitRoomLocked(ctx, deadline, again)
 			if err != nil {
-				return err
+				return spare, err
 			}
 			if w.closed {
-				return ErrClosed
+				return spare, ErrClosed
 			}
 		}
 	}
 	if err := w.localRoom(ctx, len(c.payload)); err != nil {
-		return err
+		return spare, err
 	}
 	w.lastSN++
 	c.sn = w.lastSN
@@ -221,7 +240,7 @@ func (w *Writer) write(ctx context.Context, c *change) error {
 		c.expires = time.Now().Add(w.qos.Lifespan)
 	}
 	if w.needsHistory() {
-		if c.payload != nil {
+		if !owned && c.payload != nil {
 			c.payload = w.keep(c.payload)
 		}
 		if w.builtin {
@@ -237,6 +256,9 @@ func (w *Writer) write(ctx context.Context, c *change) error {
 				w.spare = w.hist.changes[0].payload
 				w.hist.dropFirst()
 			}
+		}
+		if owned { // the history keeps c.payload
+			spare, w.spare = w.spare, nil
 		}
 	}
 	now := time.Now()
@@ -259,7 +281,7 @@ func (w *Writer) write(ctx context.Context, c *change) error {
 		w.sentNow()
 	}
 	w.wakeTimers(now)
-	return nil
+	return spare, nil
 }
 
 // keep returns the copy of payload that the history keeps: in the spare
@@ -390,15 +412,21 @@ func (w *Writer) sendFrag(pr *readerProxy, c *change, i uint32, hb bool) {
 	b.Reset(w.p.header())
 	b.InfoDst(pr.guid.Prefix)
 	b.InfoTS(c.ts)
-	b.DataFrag(&rtps.DataFrag{
+	body := c.payload[off:end]
+	at := b.DataFragSplit(&rtps.DataFrag{
 		ReaderID: pr.guid.Entity, WriterID: w.guid.Entity, SN: c.sn,
 		FragStart: i, FragsInSubmsg: 1, FragSize: fragSize, SampleSize: uint32(len(c.payload)),
-		InlineQoS: c.inline, Payload: c.payload[off:end], Key: c.key,
+		InlineQoS: c.inline, Payload: body, Key: c.key,
 	})
+	if at < 0 {
+		return
+	}
 	if hb {
 		w.appendHeartbeat(pr, false)
 	}
-	w.p.sendTo(b.Bytes(), pr.locs)
+	// The fragment goes from the history to the socket without a copy.
+	msg := b.Bytes()
+	w.p.sendPartsTo(msg[:at], body, msg[at:], pr.locs)
 }
 
 // markPadding records in the encapsulation options of a serialized
@@ -564,6 +592,7 @@ func (w *Writer) prune() {
 	}
 	m := w.minAcked()
 	for w.hist.len() > 0 && w.hist.changes[0].sn < m {
+		w.spare = w.hist.changes[0].payload
 		w.hist.dropFirst()
 	}
 }

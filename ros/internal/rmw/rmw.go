@@ -175,6 +175,17 @@ type Publisher interface {
 	Close() error
 }
 
+// BufferPublisher is implemented by the publishers of a middleware that
+// can keep the payload it is given instead of copying it (DDS: a reliable
+// writer's history); package ros asks for it with a type assertion.
+type BufferPublisher interface {
+	// PublishBuffer sends payload and may keep it: the caller must not use
+	// payload again. It returns a buffer for the caller to encode its next
+	// message into (payload itself when the middleware did not keep it),
+	// or nil.
+	PublishBuffer(ctx context.Context, payload []byte) ([]byte, error)
+}
+
 // Matcher is implemented by the publishers of a middleware that knows
 // which subscriptions it has matched (DDS: the writer's matched readers,
 // as rmw_fastrtps counts them); package ros asks for it with a type

@@ -59,6 +59,12 @@ func (p *publisher) Publish(ctx context.Context, payload []byte) error {
 	return p.w.Write(ctx, payload)
 }
 
+// PublishBuffer writes payload, which the writer's history may keep
+// (rmw.BufferPublisher), and returns the buffer the writer hands back.
+func (p *publisher) PublishBuffer(ctx context.Context, payload []byte) ([]byte, error) {
+	return p.w.WriteBuffer(ctx, payload)
+}
+
 // GID returns the writer's GUID.
 func (p *publisher) GID() rmw.GID { return GIDOf(p.w.GUID()) }
 

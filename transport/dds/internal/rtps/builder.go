@@ -163,6 +163,43 @@ func (b *Builder) DataFrag(d *DataFrag) { b.DataFragWith(d, nil) }
 
 // DataFragWith is DataFrag with inline QoS written by inline, as DataWith.
 func (b *Builder) DataFragWith(d *DataFrag, inline func(*PLWriter)) {
+	off, ok := b.dataFragHead(d, inline)
+	if !ok {
+		return
+	}
+	b.buf = append(b.buf, d.Payload...)
+	b.end(off)
+}
+
+// DataFragSplit appends the DATA_FRAG of d without its payload, for a
+// sender that sends the payload from where it lies (a vectored send). The
+// message is then Bytes()[:at], d.Payload, Bytes()[at:]: the bytes from at
+// on are the padding that ends the submessage, then the submessages
+// appended after it. DataFragSplit returns -1 if the submessage was left
+// out (Err says why).
+func (b *Builder) DataFragSplit(d *DataFrag) (at int) {
+	off, ok := b.dataFragHead(d, nil)
+	if !ok {
+		return -1
+	}
+	at = len(b.buf)
+	pad := (4 - (at+len(d.Payload))%4) % 4
+	n := at - off - 4 + len(d.Payload) + pad
+	if n > math.MaxUint16 {
+		b.buf = b.buf[:off]
+		if b.err == nil {
+			b.err = fmt.Errorf("%w: submessage %#02x of %d bytes", ErrTooLarge, idDataFrag, n)
+		}
+		return -1
+	}
+	b.buf = append(b.buf, make([]byte, pad)...)
+	b.buf[off+2], b.buf[off+3] = byte(n), byte(n>>8)
+	return at
+}
+
+// dataFragHead appends a DATA_FRAG submessage up to its payload and
+// returns its offset, or false if it was left out.
+func (b *Builder) dataFragHead(d *DataFrag, inline func(*PLWriter)) (off int, ok bool) {
 	var flags byte
 	if d.InlineQoS != nil || inline != nil {
 		flags |= flagDataQ
@@ -170,7 +207,7 @@ func (b *Builder) DataFragWith(d *DataFrag, inline func(*PLWriter)) {
 	if d.Key {
 		flags |= flagFragK
 	}
-	off := b.begin(idDataFrag, flags)
+	off = b.begin(idDataFrag, flags)
 	b.buf = append(b.buf, 0, 0, fragOctetsToQoS, 0)
 	b.ids(d.ReaderID, d.WriterID)
 	b.buf = appendSN(b.buf, d.SN)
@@ -181,11 +218,10 @@ func (b *Builder) DataFragWith(d *DataFrag, inline func(*PLWriter)) {
 	if flags&flagDataQ != 0 {
 		if !b.inlineQoS(d.InlineQoS, inline) {
 			b.buf = b.buf[:off]
-			return
+			return off, false
 		}
 	}
-	b.buf = append(b.buf, d.Payload...)
-	b.end(off)
+	return off, true
 }
 
 // Heartbeat appends a HEARTBEAT submessage.
