@@ -59,6 +59,8 @@ func (p *publisher) Publish(ctx context.Context, payload []byte) error {
 	return p.w.Write(ctx, payload)
 }
 
+var _ rmw.BufferPublisher = (*publisher)(nil)
+
 // PublishBuffer writes payload, which the writer's history may keep
 // (rmw.BufferPublisher), and returns the buffer the writer hands back.
 func (p *publisher) PublishBuffer(ctx context.Context, payload []byte) ([]byte, error) {
