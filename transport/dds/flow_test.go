@@ -179,3 +179,75 @@ func TestReaderTickWhileCallbackWaits(t *testing.T) {
 		t.Fatal("the reader's tick waited for its callback")
 	}
 }
+
+// A volatile KEEP_ALL writer holds at most unackedBytes that its reliable
+// readers have not acknowledged (plus one sample): with a reader that
+// stopped answering, writes of large samples wait and time out once that
+// much is in flight, far below MaxSamples; a single sample larger than
+// the bound still goes out.
+func TestUnackedBytesBoundKeepAll(t *testing.T) {
+	a, b := localhostPair(t)
+	ctx := waitCtx(t)
+	w, err := NewWriter(a, chatter, QoS{History: KeepAll, MaxBlocking: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewReader(b, chatter, QoS{History: KeepAll}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WaitMatched(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	b.close(false)
+	big := make([]byte, unackedBytes+1)
+	if err := w.Write(ctx, big); err != nil {
+		t.Fatalf("one sample above the bound: %v", err)
+	}
+	if err := w.Write(ctx, make([]byte, 8)); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("a write beyond the bound: %v, want ErrTimeout", err)
+	}
+}
+
+// With a live reader the bound only paces the writer: a burst of large
+// samples, more than the bound holds, all arrive in order.
+func TestUnackedBytesBoundPaces(t *testing.T) {
+	a, b := localhostPair(t)
+	ctx := waitCtx(t)
+	q := QoS{History: KeepAll, MaxBlocking: 5 * time.Second}
+	got := make(chan int, 64)
+	if _, err := NewReaderFunc(b, chatter, q, func(s Sample) {
+		got <- int(s.Payload[4])
+	}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWriter(a, chatter, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WaitMatched(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	const n = 64 // 4 MiB of 64 KiB samples
+	for i := range n {
+		p := append([]byte{0, 1, 0, 0, byte(i)}, make([]byte, 64<<10)...)
+		if err := w.Write(ctx, p); err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
+		w.mu.Lock()
+		held := w.hist.bytes
+		w.mu.Unlock()
+		if held > unackedBytes+len(p) {
+			t.Fatalf("after write %d the history holds %d bytes", i, held)
+		}
+	}
+	for i := range n {
+		select {
+		case v := <-got:
+			if v != i {
+				t.Fatalf("sample %d arrived as %d", i, v)
+			}
+		case <-ctx.Done():
+			t.Fatalf("%d of %d samples arrived", i, n)
+		}
+	}
+}

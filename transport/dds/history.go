@@ -25,6 +25,7 @@ type change struct {
 // history holds a writer's changes in increasing SN order.
 type history struct {
 	changes []*change
+	bytes   int // the payload bytes of changes
 }
 
 func (h *history) len() int { return len(h.changes) }
@@ -55,10 +56,14 @@ func (h *history) get(sn rtps.SequenceNumber) *change {
 	return nil
 }
 
-func (h *history) add(c *change) { h.changes = append(h.changes, c) }
+func (h *history) add(c *change) {
+	h.changes = append(h.changes, c)
+	h.bytes += len(c.payload)
+}
 
 // dropFirst removes the oldest change.
 func (h *history) dropFirst() {
+	h.bytes -= len(h.changes[0].payload)
 	h.changes[0] = nil
 	h.changes = h.changes[1:]
 	if cap(h.changes) > 64 && len(h.changes) < cap(h.changes)/4 {
@@ -70,6 +75,7 @@ func (h *history) dropFirst() {
 func (h *history) removeInstance(g rtps.GUID) {
 	for i, c := range h.changes {
 		if c.instance == g {
+			h.bytes -= len(c.payload)
 			h.changes = append(h.changes[:i], h.changes[i+1:]...)
 			return
 		}
@@ -79,9 +85,11 @@ func (h *history) removeInstance(g rtps.GUID) {
 // dropExpired removes the changes whose lifespan ended before now.
 func (h *history) dropExpired(now time.Time) {
 	out := h.changes[:0]
+	h.bytes = 0
 	for _, c := range h.changes {
 		if c.expires.IsZero() || now.Before(c.expires) {
 			out = append(out, c)
+			h.bytes += len(c.payload)
 		}
 	}
 	clear(h.changes[len(out):])

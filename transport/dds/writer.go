@@ -33,6 +33,19 @@ const (
 	// blockedAskPeriod is the pause between two HEARTBEATs asking for
 	// acknowledgments while a KEEP_ALL write waits for room.
 	blockedAskPeriod = 20 * time.Millisecond
+	// unackedBytes bounds the payload bytes a volatile KEEP_ALL writer
+	// has sent and its reliable readers have not all acknowledged: a
+	// write that would go beyond waits for acknowledgments as one beyond
+	// MaxSamples does (one sample may always be in flight, whatever its
+	// size). Without it a fast writer of large samples overruns the
+	// receive buffers of its readers (Linux caps them at net.core.rmem_max,
+	// often a few MiB): every datagram lost costs a repair round trip, and
+	// a stream of 64 KiB samples to another process went at 140-270 MiB/s,
+	// a tenth to a quarter of Cyclone DDS's rate (which throttles its
+	// writers the same way, WhcHigh); with 2 MiB, at 600-720 MiB/s. 1 MiB
+	// slowed two participants of one process down, 4 MiB the stream
+	// between processes.
+	unackedBytes = 2 << 20
 )
 
 // readerProxy is a writer's state for one matched remote reader.
@@ -53,6 +66,10 @@ type readerProxy struct {
 	// solicited is when a HEARTBEAT after new data last asked this
 	// reader for an answer (KEEP_LAST writers, see Writer.wantAck).
 	solicited time.Time
+	// askedAt is Writer.written when a volatile KEEP_ALL writer last
+	// asked this reader for an answer because of the bytes it held
+	// (Writer.askForBytes).
+	askedAt int64
 	// unsynced marks a reader that drops data until its first HEARTBEAT
 	// from the writer and then counts every SN up to that HEARTBEAT's
 	// last as history it does not want (a volatile Cyclone DDS reader of
@@ -106,6 +123,8 @@ type Writer struct {
 	// spare is the payload of the sample a KEEP_LAST history dropped last,
 	// reused for the next sample's copy (keep).
 	spare []byte
+	// written counts the payload bytes written (askForBytes).
+	written int64
 }
 
 func newWriter(p *Participant, id rtps.EntityID, t Topic, q QoS, builtin bool) *Writer {
@@ -197,7 +216,7 @@ func (w *Writer) write(ctx context.Context, c *change, owned bool) (spare []byte
 	if !w.builtin && w.qos.History == KeepAll && w.keeps() {
 		var deadline, again <-chan time.Time
 		ask := false
-		for w.hist.len() >= w.qos.MaxSamples {
+		for w.hist.len() >= w.qos.MaxSamples || w.overBytes(len(c.payload)) {
 			if w.hist.changes[0].sn < w.minAcked() {
 				w.hist.dropFirst()
 				continue
@@ -236,6 +255,7 @@ func (w *Writer) write(ctx context.Context, c *change, owned bool) (spare []byte
 	}
 	w.lastSN++
 	c.sn = w.lastSN
+	w.written += int64(len(c.payload))
 	if w.qos.Lifespan > 0 {
 		c.expires = time.Now().Add(w.qos.Lifespan)
 	}
@@ -282,6 +302,14 @@ func (w *Writer) write(ctx context.Context, c *change, owned bool) (spare []byte
 	}
 	w.wakeTimers(now)
 	return spare, nil
+}
+
+// overBytes reports whether a new sample of n bytes would take the
+// history of a volatile KEEP_ALL writer beyond unackedBytes (a volatile
+// KEEP_ALL history holds what some reliable reader has not acknowledged,
+// see prune). Call with w.mu held.
+func (w *Writer) overBytes(n int) bool {
+	return w.qos.Durability == Volatile && w.hist.bytes > 0 && w.hist.bytes+n > unackedBytes
 }
 
 // keep returns the copy of payload that the history keeps: in the spare
@@ -338,7 +366,7 @@ func (w *Writer) wantAck(pr *readerProxy, sn rtps.SequenceNumber, now time.Time)
 		pr.solicited = now
 		return true
 	}
-	if sn-pr.acked < rtps.SequenceNumber(max(1, w.qos.limit()/2)) {
+	if sn-pr.acked < rtps.SequenceNumber(max(1, w.qos.limit()/2)) && !w.askForBytes(pr) {
 		return false
 	}
 	if w.builtin || w.qos.History == KeepAll {
@@ -348,6 +376,19 @@ func (w *Writer) wantAck(pr *readerProxy, sn rtps.SequenceNumber, now time.Time)
 		return false
 	}
 	pr.solicited = now
+	return true
+}
+
+// askForBytes reports whether a volatile KEEP_ALL writer should ask pr
+// for an acknowledgment because of the bytes it holds: from half of
+// unackedBytes on, once per eighth of it written, so that acknowledgments
+// come back before writes wait for them (overBytes). Call with w.mu held.
+func (w *Writer) askForBytes(pr *readerProxy) bool {
+	if w.qos.History != KeepAll || w.qos.Durability != Volatile || w.hist.bytes < unackedBytes/2 ||
+		w.written-pr.askedAt < unackedBytes/8 {
+		return false
+	}
+	pr.askedAt = w.written
 	return true
 }
 
