@@ -60,8 +60,9 @@ const (
 	// is dropped, even if unacknowledged.
 	KeepLast HistoryKind = iota
 	// KeepAll keeps every sample until all reliable readers acknowledged
-	// it, up to MaxSamples; a writer whose history is full blocks for up
-	// to MaxBlocking.
+	// it, up to MaxSamples (and, when volatile, up to 2 MiB of payload
+	// beyond one sample); a writer whose history is full blocks for up to
+	// MaxBlocking.
 	KeepAll
 )
 

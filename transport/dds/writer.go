@@ -170,8 +170,9 @@ func (w *Writer) keeps() bool {
 
 // Write sends payload (a serialized sample, encapsulation header included)
 // to every matched reader. The writer copies what it keeps. A reliable
-// KEEP_ALL writer whose history is full of unacknowledged samples waits up
-// to QoS.MaxBlocking for room, then fails with ErrTimeout; ctx bounds the
+// KEEP_ALL writer whose history is full of unacknowledged samples
+// (QoS.MaxSamples, or 2 MiB of them when volatile) waits up to
+// QoS.MaxBlocking for room, then fails with ErrTimeout; ctx bounds the
 // wait too. Samples for readers of the writer's own participant are
 // delivered in memory, usually by Write itself before it returns (their
 // callbacks run then, in the calling goroutine): call it with no lock held
