@@ -1,6 +1,6 @@
 module github.com/afor-go/afor
 
-go 1.26.0
+go 1.25.0
 
 require (
 	github.com/zeebo/xxh3 v1.1.0

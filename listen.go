@@ -97,8 +97,15 @@ func (s *Sub[T]) listener(ctx context.Context, o listenOptions) *Listener[T] {
 		s.listeners = append(slices.Clip(s.listeners), l)
 	}
 	var lost []T
+	kept := s.endEarlyLocked()
 	switch {
 	case o.fresh:
+	case len(kept) > 0 && !o.latest:
+		for _, v := range kept {
+			if _, dropped := l.push(v); dropped {
+				s.dropped.Add(1)
+			}
+		}
 	case s.keepBacklog:
 		for _, v := range s.backlog {
 			if old, dropped := l.push(v); dropped && s.onDrop != nil {

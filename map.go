@@ -3,7 +3,9 @@ package afor
 import "fmt"
 
 // Map returns a sub that receives f(v) for every value v given to src after
-// the call, in src's producer goroutine. An error (or a panic) from f closes
+// the call, in src's producer goroutine. When Map is src's first consumer,
+// the values src kept for it ([WithBacklog]) are mapped first, and the
+// derived sub keeps as many for its own first consumer. An error (or a panic) from f closes
 // only the derived sub, with that error. Closing the derived sub detaches it
 // from src; closing src closes the derived sub with src's error.
 func Map[In, Out any](src *Sub[In], f func(In) (Out, error), opts ...Option) *Sub[Out] {
@@ -21,6 +23,9 @@ func Filter[T any](src *Sub[T], keep func(T) bool, opts ...Option) *Sub[T] {
 
 // derive is Map and Filter: f converts a value and says whether to pass it.
 func derive[In, Out any](src *Sub[In], f func(In) (Out, bool, error), opts []Option) *Sub[Out] {
+	if n := src.earlyLimit; n > 0 {
+		opts = append([]Option{WithBacklog(n)}, opts...)
+	}
 	dst := NewSub[Out](opts...)
 	remove := src.OnInput(func(v In) {
 		out, pass, err := call(f, v)

@@ -73,7 +73,7 @@ type Server[Req, Res any] struct {
 // NewServer returns an open server with no request.
 func NewServer[Req, Res any](opts ...Option) *Server[Req, Res] {
 	all := append([]Option{WithDefaultQueueSize(0)}, opts...)
-	all = append(all, withBacklog(), withOnDrop(func(r *Responder[Req, Res]) {
+	all = append(all, withServerBacklog(), withOnDrop(func(r *Responder[Req, Res]) {
 		_ = r.Fail(ErrRequestDropped)
 	}))
 	return &Server[Req, Res]{Sub: NewSub[*Responder[Req, Res]](all...)}

@@ -26,18 +26,30 @@ type Sub[T any] struct {
 	// keepBacklog keeps the values that arrive while no consumer is
 	// registered, for the first listener (servers must not lose requests).
 	keepBacklog bool
-	defQueue    int  // default ListenReliable queue size, if queueSet
-	queueSet    bool // false in the zero value: DefaultQueueSize
+	// earlyLimit bounds the values kept for the first consumer
+	// (WithBacklog); early is set while they are kept, that is until a
+	// consumer registers.
+	earlyLimit int
+	early      atomic.Bool
+	// replaying is set while the first OnInput callback is given the
+	// values kept for it; cbMu orders Input's callbacks after that replay.
+	replaying atomic.Bool
+	cbMu      sync.Mutex
+	defQueue  int  // default ListenReliable queue size, if queueSet
+	queueSet  bool // false in the zero value: DefaultQueueSize
 
 	closedFlag atomic.Bool
 	callbacks  atomic.Pointer[[]*callback[T]]
 	inputs     atomic.Uint64
 	dropped    atomic.Uint64
 
-	mu        sync.Mutex
-	value     T
-	hasValue  bool
-	backlog   []T // with keepBacklog: values that arrived while nobody listened
+	mu       sync.Mutex
+	value    T
+	hasValue bool
+	// backlog holds, with keepBacklog, the values that arrived while
+	// nobody listened, and while early, those that arrived before the
+	// first consumer.
+	backlog   []T
 	listeners []*Listener[T]
 	waiters   []*Waiter[T]
 	closed    bool
@@ -60,6 +72,7 @@ type options struct {
 	hasQueue bool
 	onDrop   any
 	backlog  bool
+	early    int
 }
 
 // WithName names the sub in logs and in [Sub.String].
@@ -86,8 +99,26 @@ func checkQueueSize(fn string, n int) {
 // withOnDrop registers f for values a consumer lost (used by Server).
 func withOnDrop[T any](f func(T)) Option { return func(o *options) { o.onDrop = f } }
 
-// withBacklog keeps values that arrive while no consumer is registered.
-func withBacklog() Option { return func(o *options) { o.backlog = true } }
+// withServerBacklog keeps values that arrive while no consumer is
+// registered (a server's requests).
+func withServerBacklog() Option { return func(o *options) { o.backlog = true } }
+
+// WithBacklog makes the sub keep up to n values that arrive before its
+// first consumer registers, so that a consumer created after the sub loses
+// nothing: the first non-[Fresh] reliable listener ([Sub.ListenReliable],
+// [Sub.Listener]) starts with all of them, in order, and the first
+// [Sub.OnInput] callback is called with each of them before any later
+// value. Any other first consumer ends the backlog: a [Sub.Listen] loop
+// starts with the latest value as usual, a waiter or a Fresh listener with
+// nothing. From then on the sub keeps only its latest value between
+// consumers. When more than n values arrive first, the oldest are dropped
+// and counted in [Stats.Dropped].
+//
+// Transports give their subs a backlog (a ROS subscription as deep as its
+// QoS history), so that "subscribe, then listen" never loses a message, as
+// a transient-local topic's history that arrives at once. n <= 0 keeps
+// none.
+func WithBacklog(n int) Option { return func(o *options) { o.early = n } }
 
 // MaxBacklog bounds how many requests a [Server] keeps while nobody consumes
 // it (no listener, waiter or OnInput callback); beyond it the oldest is
@@ -117,6 +148,10 @@ func NewSub[T any](opts ...Option) *Sub[T] {
 		s.onDrop = f
 	}
 	s.keepBacklog = o.backlog
+	if o.early > 0 && !o.backlog {
+		s.earlyLimit = o.early
+		s.early.Store(true)
+	}
 	return s
 }
 
@@ -163,8 +198,22 @@ func (s *Sub[T]) Input(v T) bool {
 	if s.closedFlag.Load() {
 		return false
 	}
+	if s.early.Load() {
+		if kept, ok := s.inputEarly(v); kept {
+			return ok
+		}
+	}
 	if cbs := s.callbacks.Load(); cbs != nil && len(*cbs) > 0 {
-		if !s.runCallbacks(*cbs, v) {
+		if s.replaying.Load() {
+			// The first callback is being given the values kept for it:
+			// this one comes after them.
+			s.cbMu.Lock()
+			ok := s.runCallbacks(*cbs, v)
+			s.cbMu.Unlock()
+			if !ok {
+				return false
+			}
+		} else if !s.runCallbacks(*cbs, v) {
 			return false
 		}
 	}
@@ -207,6 +256,42 @@ func (s *Sub[T]) Input(v T) bool {
 	return true
 }
 
+// inputEarly keeps v for the first consumer while no consumer has
+// registered. It reports whether it did (and whether the sub was open);
+// when a consumer registered meanwhile, Input goes on as usual.
+func (s *Sub[T]) inputEarly(v T) (kept, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return true, false
+	}
+	if !s.early.Load() {
+		return false, false
+	}
+	s.value, s.hasValue = v, true
+	if len(s.backlog) >= s.earlyLimit {
+		var zero T
+		s.backlog[0] = zero
+		s.backlog = s.backlog[1:]
+		s.dropped.Add(1)
+	}
+	s.backlog = append(s.backlog, v)
+	s.inputs.Add(1)
+	return true, true
+}
+
+// endEarlyLocked ends the backlog kept for the first consumer (s.mu held)
+// and returns it.
+func (s *Sub[T]) endEarlyLocked() []T {
+	if !s.early.Load() {
+		return nil
+	}
+	s.early.Store(false)
+	kept := s.backlog
+	s.backlog = nil
+	return kept
+}
+
 func (s *Sub[T]) runCallbacks(cbs []*callback[T], v T) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -228,6 +313,11 @@ func (s *Sub[T]) runCallbacks(cbs []*callback[T], v T) (ok bool) {
 // removes the callback.
 func (s *Sub[T]) OnInput(f func(T)) (remove func()) {
 	cb := &callback[T]{f: f}
+	early := s.early.Load()
+	if early {
+		s.cbMu.Lock()
+		s.replaying.Store(true)
+	}
 	s.mu.Lock()
 	old := s.callbacks.Load()
 	var next []*callback[T]
@@ -236,7 +326,24 @@ func (s *Sub[T]) OnInput(f func(T)) (remove func()) {
 	}
 	next = append(next, cb)
 	s.callbacks.Store(&next)
+	var kept []T
+	if !s.closed {
+		kept = s.endEarlyLocked()
+	}
 	s.mu.Unlock()
+	if early {
+		// The first consumer is given what arrived before it, before any
+		// later value: Input runs callbacks after this replay (cbMu).
+		one := []*callback[T]{cb}
+		for i, v := range kept {
+			kept[i] = *new(T)
+			if !s.runCallbacks(one, v) {
+				break
+			}
+		}
+		s.replaying.Store(false)
+		s.cbMu.Unlock()
+	}
 	return func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -294,6 +401,7 @@ func (s *Sub[T]) CloseWithError(err error) {
 		lost = s.backlog
 	}
 	s.backlog = nil
+	s.early.Store(false)
 	endErr := closedErr(err)
 	for _, l := range listeners {
 		l.end(endErr)
@@ -337,9 +445,12 @@ func (s *Sub[T]) Value() (T, bool) {
 // Stats is a snapshot of a sub's counters.
 type Stats struct {
 	Inputs    uint64 // values accepted by Input
-	Dropped   uint64 // values lost by listeners whose queue was full
+	Dropped   uint64 // values lost by full queues (listeners', or the backlog's)
 	Listeners int    // registered listeners
 	Waiters   int    // armed waiters
+	// Backlog counts the values kept for the first consumer
+	// ([WithBacklog]) or, on a [Server], the requests nobody took yet.
+	Backlog int
 }
 
 // Stats returns the sub's counters.
@@ -351,6 +462,7 @@ func (s *Sub[T]) Stats() Stats {
 		Dropped:   s.dropped.Load(),
 		Listeners: len(s.listeners),
 		Waiters:   len(s.waiters),
+		Backlog:   len(s.backlog),
 	}
 }
 
@@ -367,7 +479,7 @@ func (s *Sub[T]) WaitForValue(ctx context.Context) (T, error) {
 	// Checking for a value and arming the waiter is one step under s.mu: an
 	// Input landing between the two would be neither seen nor waited for.
 	s.mu.Lock()
-	if len(s.backlog) > 0 {
+	if s.keepBacklog && len(s.backlog) > 0 {
 		v := s.backlog[0]
 		s.backlog = s.backlog[1:]
 		s.mu.Unlock()
@@ -426,6 +538,7 @@ func (s *Sub[T]) armLocked(ctx context.Context, newest bool) *Waiter[T] {
 		w.ended, w.endErr = true, closedErr(s.err)
 	default:
 		s.waiters = append(s.waiters, w)
+		s.endEarlyLocked() // a waiter wants what comes after it
 	}
 	return w
 }

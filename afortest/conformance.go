@@ -492,15 +492,20 @@ func RunReqRep(t *testing.T, rr ReqRep) {
 		srv, cli, ctx := open(t)
 		cctx, cancel := context.WithCancel(ctx)
 		w := srv.ArmNext(ctx)
+		returned := make(chan struct{})
 		go func() {
 			r, err := w.Wait(ctx)
 			if err != nil {
 				return
 			}
 			cancel() // the caller gives up before the answer
+			// Answered once the call returned: a reply that came with the
+			// cancellation could win (see "Cancellation" in package afor).
+			<-returned
 			_ = r.Respond("too late")
 		}()
 		_, err := cli.Call(cctx, "x")
+		close(returned)
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("cancelled call: err = %v", err)
 		}

@@ -154,8 +154,10 @@ func (c *ActionClient[G, R, F]) SendGoal(ctx context.Context, goal G) (*GoalHand
 	id := NewGoalID()
 	h := &GoalHandle[G, R, F]{
 		id: id, client: c, done: make(chan struct{}),
-		feedback: afor.NewSub[F](afor.WithName("ros action feedback:"+c.names.action), afor.WithLogger(c.node.logger)),
-		status:   afor.NewSub[GoalStatus](afor.WithName("ros action goal status:"+c.names.action), afor.WithLogger(c.node.logger)),
+		// Both keep what arrives before their first consumer: feedback
+		// and statuses that come before SendGoal returns are not lost.
+		feedback: afor.NewSub[F](afor.WithName("ros action feedback:"+c.names.action), afor.WithLogger(c.node.logger), afor.WithBacklog(afor.DefaultQueueSize)),
+		status:   afor.NewSub[GoalStatus](afor.WithName("ros action goal status:"+c.names.action), afor.WithLogger(c.node.logger), afor.WithBacklog(afor.DefaultQueueSize)),
 	}
 	payload, err := c.wire.appendSendGoalRequest(nil, id, &goal)
 	if err != nil {
@@ -412,11 +414,12 @@ func (h *GoalHandle[G, R, F]) ID() GoalID { return h.id }
 // Accepted returns when the server accepted the goal, by its clock.
 func (h *GoalHandle[G, R, F]) Accepted() time.Time { return h.accepted }
 
-// Feedback returns the goal's feedback as a sub. As for any topic, a
-// value that arrives while no listener or waiter is registered is kept
-// only as the latest value (Value): to see every feedback message,
-// register (ListenReliable, ArmNext, OnInput) before the server sends
-// them. The sub closes when the result is in (feedback still on its way
+// Feedback returns the goal's feedback as a sub. As for any subscription,
+// its first reliable consumer (ListenReliable, OnInput) also gets the
+// feedback that arrived before it, up to [afor.DefaultQueueSize] messages
+// (see [afor.WithBacklog]); after that, a value that arrives while no
+// listener or waiter is registered is kept only as the latest value. The
+// sub closes when the result is in (feedback still on its way
 // then is not delivered), or when the client closes.
 func (h *GoalHandle[G, R, F]) Feedback() *afor.Sub[F] { return h.feedback }
 

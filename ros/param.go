@@ -306,9 +306,10 @@ func (n *Node) OnSetParameters(f func([]Parameter) error) (remove func()) {
 
 // ParameterUpdates returns a sub of the accepted changes of the node's
 // parameters (declarations included; an undeclared parameter comes with a
-// nil Value). It closes with the node.
+// nil Value). Its first reliable consumer also gets the changes made since
+// the call (up to [afor.DefaultQueueSize]). It closes with the node.
 func (n *Node) ParameterUpdates(opts ...afor.Option) *afor.Sub[[]Parameter] {
-	opts = append([]afor.Option{afor.WithName("ros parameters:" + n.FullyQualifiedName()), afor.WithLogger(n.logger)}, opts...)
+	opts = append([]afor.Option{afor.WithName("ros parameters:" + n.FullyQualifiedName()), afor.WithLogger(n.logger), afor.WithBacklog(afor.DefaultQueueSize)}, opts...)
 	s := afor.NewSub[[]Parameter](opts...)
 	untrack, err := n.track(func() error { s.Close(); return nil })
 	if err != nil {
@@ -403,7 +404,8 @@ func (n *Node) setAtomically(msgs []rcl_interfaces.Parameter) error {
 		e, ok := p.declared[m.Name]
 		if !ok {
 			p.mu.Unlock()
-			return paramErr(ErrParameterNotDeclared, "Invalid access to undeclared parameter(s): ['%s']", m.Name)
+			// rclpy's reason, word for word (its list is always empty).
+			return fmt.Errorf("ros: parameter %q: %w", m.Name, paramErr(ErrParameterNotDeclared, "Invalid access to undeclared parameter(s): []"))
 		}
 		if err := checkSet(m.Name, e, m.Value); err != nil {
 			p.mu.Unlock()
@@ -456,7 +458,8 @@ func paramErr(kind error, format string, args ...any) error {
 
 // reasonOf returns the reason to give a remote client for err.
 func reasonOf(err error) string {
-	if pe, ok := errors.AsType[*paramError](err); ok {
+	var pe *paramError
+	if errors.As(err, &pe) {
 		return pe.reason
 	}
 	return err.Error()

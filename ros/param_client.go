@@ -119,11 +119,15 @@ func (c *ParameterClient) Types(ctx context.Context, names ...string) ([]Paramet
 	return out, nil
 }
 
-// Describe returns the descriptors of the named parameters.
+// Describe returns the descriptors of the named parameters, or an error
+// matching ErrParameterNotDeclared when one of them is not declared.
 func (c *ParameterClient) Describe(ctx context.Context, names ...string) ([]rcl_interfaces.ParameterDescriptor, error) {
 	res, err := c.describe.Call(ctx, rcl_interfaces.DescribeParametersRequest{Names: names})
 	if err != nil {
 		return nil, fmt.Errorf("ros: describe parameters of %s: %w", c.target, err)
+	}
+	if len(res.Descriptors) != len(names) {
+		return nil, fmt.Errorf("ros: describe parameters of %s: %w: %d descriptors for %d names", c.target, ErrParameterNotDeclared, len(res.Descriptors), len(names))
 	}
 	return res.Descriptors, nil
 }

@@ -127,27 +127,34 @@ func parameterSuite(t *testing.T, ca, cb *Context) {
 		t.Errorf("List([zzz]) = %v", names)
 	}
 
-	// get_parameters and get_parameter_types: NOT_SET for unknown names.
-	vals, err := pc.Get(ctx, "a.b.c", "nope", "dyn", "bytes")
+	// get_parameters, get_parameter_types and describe_parameters: no
+	// answer at all when a name is unknown, as rclpy.
+	if _, err := pc.Get(ctx, "a.b.c", "nope"); !errors.Is(err, ErrParameterNotDeclared) {
+		t.Errorf("Get with an unknown name: %v", err)
+	}
+	if _, err := pc.Types(ctx, "nope", "a.d"); !errors.Is(err, ErrParameterNotDeclared) {
+		t.Errorf("Types with an unknown name: %v", err)
+	}
+	if _, err := pc.Describe(ctx, "a.b", "nope"); !errors.Is(err, ErrParameterNotDeclared) {
+		t.Errorf("Describe with an unknown name: %v", err)
+	}
+	vals, err := pc.Get(ctx, "a.b.c", "dyn", "bytes")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if vals[0] != int64(1) || vals[1] != nil || !slices.Equal(vals[2].([]string), []string{"p", "q"}) || !slices.Equal(vals[3].([]byte), []byte{1, 2}) {
+	if vals[0] != int64(1) || !slices.Equal(vals[1].([]string), []string{"p", "q"}) || !slices.Equal(vals[2].([]byte), []byte{1, 2}) {
 		t.Errorf("Get = %#v", vals)
 	}
-	types, err := pc.Types(ctx, "a.d", "nope", "ro")
-	if err != nil || !slices.Equal(types, []ParameterType{ParameterDouble, ParameterNotSet, ParameterBool}) {
+	types, err := pc.Types(ctx, "a.d", "ro")
+	if err != nil || !slices.Equal(types, []ParameterType{ParameterDouble, ParameterBool}) {
 		t.Errorf("Types = %v, %v", types, err)
 	}
-	descs, err := pc.Describe(ctx, "a.b", "nope", "lim")
+	descs, err := pc.Describe(ctx, "a.b", "lim", "lim")
 	if err != nil || len(descs) != 3 {
 		t.Fatalf("Describe = %v, %v", descs, err)
 	}
 	if d := descs[0]; d.Name != "a.b" || d.Type != uint8(ParameterString) || d.Description != "the b" {
 		t.Errorf("Describe(a.b) = %+v", d)
-	}
-	if d := descs[1]; d.Name != "nope" || d.Type != uint8(ParameterNotSet) {
-		t.Errorf("Describe(nope) = %+v", d)
 	}
 	if d := descs[2]; len(d.IntegerRange) != 1 || d.IntegerRange[0] != (rcl_interfaces.IntegerRange{FromValue: 0, ToValue: 10, Step: 2}) {
 		t.Errorf("Describe(lim) = %+v", d)
@@ -195,7 +202,7 @@ func parameterSuite(t *testing.T, ca, cb *Context) {
 		4:  "Parameter lim out of range. Min: 0, Max: 10, value: 12",
 		7:  "The parameter value for a.d is not close enough to a valid step. Min: 0.0, max: 10.0, value: 3.7, step: 0.5",
 		8:  "b may not be forbidden",
-		9:  "Invalid access to undeclared parameter(s): ['undeclared']",
+		9:  "Invalid access to undeclared parameter(s): []", // rclpy's, word for word
 		11: "Static parameter cannot be undeclared",
 		12: "Parameter a.d out of range Min: 0.0, Max: 10.0, value: nan",
 	} {

@@ -190,6 +190,29 @@ func testInteropRclpyParameters(t *testing.T, peer rclpyPeer) {
 		b, _ := json.Marshal(e["changed"])
 		return e.str("node") == "/go_params" && string(b) == `[["speed",3,2.5]]`
 	})
+	// An undeclared name among declared ones: the Go node answers as the
+	// rclpy node does for itself (no values at all, so that `ros2 param
+	// get` fails; rclpy's reason for a set).
+	for _, q := range []struct {
+		cmd   map[string]any
+		field string
+	}{
+		{map[string]any{"op": "get", "names": []string{"speed", "nosuch"}}, "values"},
+		{map[string]any{"op": "types", "names": []string{"speed", "nosuch"}}, "types"},
+		{map[string]any{"op": "describe", "names": []string{"nosuch", "speed"}}, "descriptors"},
+		{map[string]any{"op": "set", "params": []map[string]any{{"name": "nosuch", "type": 2, "value": 1}}}, "results"},
+		{map[string]any{"op": "set_atomically", "params": []map[string]any{{"name": "speed", "type": 3, "value": 1.5}, {"name": "nosuch", "type": 2, "value": 1}}}, "reason"},
+	} {
+		answer := func(node string) string {
+			q.cmd["node"] = node
+			b, _ := json.Marshal(py.call(q.cmd)[q.field])
+			return string(b)
+		}
+		goAns, pyAns := answer("/go_params"), answer("/py_params")
+		if goAns != pyAns {
+			t.Errorf("%s with an undeclared name: the Go node answers %s, rclpy %s", q.cmd["op"], goAns, pyAns)
+		}
+	}
 
 	// Go → rclpy.
 	pc, err := NewParameterClient(n, "/py_params")

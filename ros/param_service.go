@@ -105,47 +105,51 @@ func setResult(err error) rcl_interfaces.SetParametersResult {
 	return rcl_interfaces.SetParametersResult{Successful: true}
 }
 
-// getParameters answers get_parameters as GetParameters.srv says: one
-// value per name, PARAMETER_NOT_SET for a name not declared.
+// getParameters answers get_parameters as rclpy does: one value per name,
+// or none at all when a name is not declared (so that `ros2 param get`
+// reports it and fails).
 func (n *Node) getParameters(names []string) []rcl_interfaces.ParameterValue {
 	out := make([]rcl_interfaces.ParameterValue, len(names))
 	n.params.mu.Lock()
 	defer n.params.mu.Unlock()
 	for i, name := range names {
-		if e, ok := n.params.declared[name]; ok {
-			out[i] = cloneValue(e.value)
+		e, ok := n.params.declared[name]
+		if !ok {
+			return nil
 		}
+		out[i] = cloneValue(e.value)
 	}
 	return out
 }
 
-// getParameterTypes answers get_parameter_types: PARAMETER_NOT_SET for a
-// name not declared.
+// getParameterTypes answers get_parameter_types as rclpy does: one type
+// per name, or none at all when a name is not declared.
 func (n *Node) getParameterTypes(names []string) []uint8 {
 	out := make([]uint8, len(names))
 	n.params.mu.Lock()
 	defer n.params.mu.Unlock()
 	for i, name := range names {
-		if e, ok := n.params.declared[name]; ok {
-			out[i] = e.value.Type
+		e, ok := n.params.declared[name]
+		if !ok {
+			return nil
 		}
+		out[i] = e.value.Type
 	}
 	return out
 }
 
-// describeParameters answers describe_parameters: one descriptor per name,
-// for a name not declared one with only the name (type
-// PARAMETER_NOT_SET).
+// describeParameters answers describe_parameters as rclpy does: one
+// descriptor per name, or none at all when a name is not declared.
 func (n *Node) describeParameters(names []string) []rcl_interfaces.ParameterDescriptor {
 	out := make([]rcl_interfaces.ParameterDescriptor, len(names))
 	n.params.mu.Lock()
 	defer n.params.mu.Unlock()
 	for i, name := range names {
-		if e, ok := n.params.declared[name]; ok {
-			out[i] = cloneDescriptor(e.desc)
-		} else {
-			out[i] = rcl_interfaces.ParameterDescriptor{Name: name}
+		e, ok := n.params.declared[name]
+		if !ok {
+			return nil
 		}
+		out[i] = cloneDescriptor(e.desc)
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/afor-go/afor"
 	"github.com/afor-go/afor/ros/internal/rmw"
 )
 
@@ -195,6 +196,19 @@ func (q QoS) String() string {
 		}
 	}
 	return s
+}
+
+// queueDepth is how many messages a subscription with q keeps for a slow
+// consumer: its KEEP_LAST depth (the default 10 for the system default),
+// afor.MaxBacklog for KEEP_ALL.
+func (q QoS) queueDepth() int {
+	switch {
+	case q.History == KeepAll:
+		return afor.MaxBacklog
+	case q.Depth > 0:
+		return q.Depth
+	}
+	return afor.DefaultQueueSize
 }
 
 func (q QoS) rmw() rmw.QoS {

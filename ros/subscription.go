@@ -15,6 +15,14 @@ import (
 // [afor.Sub]: wait on it, range over it, test against it. opts configure
 // the sub (queue size, name, logger).
 //
+// Nothing is lost between Subscribe and the sub's first consumer: the sub
+// keeps as many messages as the QoS history depth for it (KEEP_ALL:
+// [afor.MaxBacklog]), such as a transient-local topic's history, which may
+// arrive before Subscribe returns, and its first [afor.Sub.ListenReliable]
+// or [afor.Sub.OnInput] starts with them, in order (see [afor.WithBacklog]).
+// A ListenReliable queue is as deep as the history too, unless
+// [afor.QueueSize] says otherwise.
+//
 // Closing the sub removes the subscription from the graph; closing the node
 // closes the sub. A payload that does not decode as T is dropped, counted in
 // [Node.Stats] and logged; the subscription goes on.
@@ -88,7 +96,9 @@ func subscribeType[V any](n *Node, topic string, t rmw.Type, qos QoS, opts []afo
 	if err := qos.Validate(); err != nil {
 		return nil, fmt.Errorf("ros: subscription to %s: %w", full, err)
 	}
-	opts = append([]afor.Option{afor.WithName("ros:" + full), afor.WithLogger(n.logger)}, opts...)
+	depth := qos.queueDepth()
+	opts = append([]afor.Option{afor.WithName("ros:" + full), afor.WithLogger(n.logger),
+		afor.WithDefaultQueueSize(depth), afor.WithBacklog(depth)}, opts...)
 	s := afor.NewSub[V](opts...)
 	n.warnOtherTypes(full, t.Name)
 	var warned atomic.Bool

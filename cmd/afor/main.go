@@ -3,7 +3,10 @@
 // the Zenoh examples (z_put, z_sub, z_get, z_liveliness, z_scout) do, in
 // pure Go.
 //
-//	go install github.com/afor-go/afor/cmd/afor@latest
+//	go install ./cmd/afor   # in a clone of the repository
+//
+// (go install github.com/afor-go/afor/cmd/afor@latest once the module is
+// published.)
 //
 // ROS 2 commands run over DDS, as ROS 2 does by default, or over Zenoh
 // with rmw_zenoh's conventions (--rmw rmw_zenoh_cpp or

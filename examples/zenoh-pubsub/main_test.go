@@ -52,7 +52,7 @@ func TestTwoProcessesThroughRouter(t *testing.T) {
 	py := peers.Python(t, "zenoh")
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	router := exec.CommandContext(ctx, py, "router.py", "tcp/127.0.0.1:0")
+	router := exec.CommandContext(ctx, py, "router.py", "--until-stdin-closes", "tcp/127.0.0.1:0")
 	stdin, err := router.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

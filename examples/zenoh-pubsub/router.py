@@ -4,13 +4,18 @@ eclipse-zenoh Python package (installed in .venv by .ci/setup-peers).
     .venv/bin/python examples/zenoh-pubsub/router.py tcp/127.0.0.1:7447
 
 It prints "ready on ENDPOINT" once listening (with the port the system
-chose when the endpoint's port is 0) and runs until interrupted or until
-its standard input closes.
+chose when the endpoint's port is 0) and runs until interrupted (Ctrl-C,
+SIGTERM), so that it can run in the background with "&". With
+--until-stdin-closes (as the tests start it) it also stops when its
+standard input closes, so that it never outlives the process that started
+it.
 """
 
 import json
 import os
+import signal
 import sys
+import threading
 
 import zenoh
 
@@ -39,16 +44,25 @@ def bound_endpoint(endpoint: str) -> str:
 
 
 def main() -> None:
-    endpoint = sys.argv[1] if len(sys.argv) > 1 else "tcp/127.0.0.1:7447"
+    args = sys.argv[1:]
+    watch_stdin = "--until-stdin-closes" in args
+    args = [a for a in args if a != "--until-stdin-closes"]
+    endpoint = args[0] if args else "tcp/127.0.0.1:7447"
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    if watch_stdin:
+        def read_stdin() -> None:
+            sys.stdin.read()
+            stop.set()
+        threading.Thread(target=read_stdin, daemon=True).start()
     conf = zenoh.Config()
     conf.insert_json5("mode", json.dumps("router"))
     conf.insert_json5("listen/endpoints", json.dumps([endpoint]))
     conf.insert_json5("scouting/multicast/enabled", "false")
     with zenoh.open(conf):
         print("ready on", bound_endpoint(endpoint), flush=True)
-        try:
-            sys.stdin.read()
-        except KeyboardInterrupt:
+        while not stop.wait(1):
             pass
 
 

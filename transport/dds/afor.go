@@ -35,7 +35,7 @@ func NewCodecReader[T any](p *Participant, t Topic, q QoS, codec afor.Codec[T], 
 	if codec == nil {
 		return nil, nil, fmt.Errorf("dds: SubscribeCodec: nil codec")
 	}
-	sub := afor.NewSub[T](opts...)
+	sub := afor.NewSub[T](q.backlog(opts)...)
 	log := p.log
 	r, err := newUserReader(p, t, q, func(s *inSample) {
 		if s.payload == nil || s.key {

@@ -40,9 +40,12 @@ func NewWriter(p *Participant, t Topic, q QoS) (*Writer, error) {
 
 // NewReader creates a reader of topic t with QoS q and announces it. Its
 // samples feed the afor.Sub returned by Sub, built with opts; closing that
-// Sub closes the reader.
+// Sub closes the reader. Until its first consumer, the Sub keeps as many
+// samples for it as the reader's history holds ([afor.WithBacklog]; opts may
+// change that): a transient-local writer's history, which may arrive before
+// NewReader returns, is not lost.
 func NewReader(p *Participant, t Topic, q QoS, opts ...afor.Option) (*Reader, error) {
-	sub := afor.NewSub[Sample](opts...)
+	sub := afor.NewSub[Sample](q.backlog(opts)...)
 	r, err := newUserReader(p, t, q, func(s *inSample) {
 		if s.payload == nil || s.key {
 			return

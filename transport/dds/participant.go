@@ -145,7 +145,7 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 	p.wg.Add(2)
 	go p.loop()
 	go p.flushLoop()
-	p.log.Info("dds: participant started", "guid", p.prefix, "domain", r.DomainID, "index", socks.index,
+	p.log.Debug("dds: participant started", "guid", p.prefix, "domain", r.DomainID, "index", socks.index,
 		"range", r.rng, "multicast", r.multicast, "addrs", r.addrs)
 	return p, nil
 }

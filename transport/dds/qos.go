@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/afor-go/afor"
 )
 
 // Reliability is the RELIABILITY QoS kind.
@@ -179,6 +181,20 @@ func (q QoS) resolve() (QoS, error) {
 		}
 	}
 	return q, nil
+}
+
+// backlog puts before opts the backlog that a reader's sub keeps for its
+// first consumer: as deep as the history (KEEP_ALL: MaxSamples, at most
+// afor.MaxBacklog).
+func (q QoS) backlog(opts []afor.Option) []afor.Option {
+	n := q.Depth
+	switch {
+	case q.History == KeepAll:
+		n = min(max(q.MaxSamples, DefaultDepth), afor.MaxBacklog)
+	case n <= 0:
+		n = DefaultDepth
+	}
+	return append([]afor.Option{afor.WithBacklog(n)}, opts...)
 }
 
 // limit is the number of samples the history holds.

@@ -211,7 +211,7 @@ func (p *Participant) addParticipant(pd *rtps.ParticipantData, vendor rtps.Vendo
 	p.remotes[rp.prefix] = rp
 	p.emitLocked(DiscoveryEvent{Kind: ParticipantFound, Participant: rp.public()})
 	p.mu.Unlock()
-	p.log.Info("dds: participant discovered", "guid", rp.prefix, "vendor", vendor, "locators", meta)
+	p.log.Debug("dds: participant discovered", "guid", rp.prefix, "vendor", vendor, "locators", meta)
 	p.announceTo(meta)
 	pre := rp.prefix
 	if rp.builtins&rtps.BuiltinPublicationsDetector != 0 {
@@ -285,7 +285,7 @@ func (p *Participant) removeParticipant(prefix rtps.GuidPrefix, why string) {
 	}
 	p.emitLocked(DiscoveryEvent{Kind: ParticipantLost, Participant: rp.public()})
 	p.mu.Unlock()
-	p.log.Info("dds: participant removed", "guid", prefix, "why", why)
+	p.log.Debug("dds: participant removed", "guid", prefix, "why", why)
 	for _, re := range gone {
 		p.unmatchRemote(re)
 	}

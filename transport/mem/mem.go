@@ -115,13 +115,15 @@ func parseKey(key string) (keyexpr.KeyExpr, error) {
 
 // Subscribe returns a sub that receives every value of type T published on a
 // key intersecting key (a key expression, such as "robot/*/pose"). Closing
-// the sub unsubscribes it.
+// the sub unsubscribes it. Until its first consumer, the sub keeps the last
+// [afor.DefaultQueueSize] values for it ([afor.WithBacklog]; opts may
+// change that).
 func Subscribe[T any](b *Bus, key string, opts ...afor.Option) (*afor.Sub[T], error) {
 	k, err := parseKey(key)
 	if err != nil {
 		return nil, err
 	}
-	opts = append([]afor.Option{afor.WithName("mem:" + k.String())}, opts...)
+	opts = append([]afor.Option{afor.WithName("mem:" + k.String()), afor.WithBacklog(afor.DefaultQueueSize)}, opts...)
 	s := afor.NewSub[T](opts...)
 	e := &entry{key: k, target: s, close: s.Close}
 	if err := b.add(&b.subs, e); err != nil {

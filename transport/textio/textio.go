@@ -113,7 +113,7 @@ func buildOptions(opts []Option) options {
 }
 
 func (o *options) newSub() *afor.Sub[string] {
-	opts := append([]afor.Option{afor.WithLogger(o.logger)}, o.subOpts...)
+	opts := append([]afor.Option{afor.WithLogger(o.logger), afor.WithBacklog(afor.DefaultQueueSize)}, o.subOpts...)
 	return afor.NewSub[string](opts...)
 }
 

@@ -10,9 +10,11 @@ import (
 
 // Subscribe feeds an afor.Sub with every sample on key expressions
 // intersecting key. Closing the Sub undeclares the subscriber; closing the
-// session closes the Sub with ErrSessionClosed.
+// session closes the Sub with ErrSessionClosed. Until its first consumer,
+// the sub keeps the last [afor.DefaultQueueSize] samples for it
+// ([afor.WithBacklog]; opts may change that).
 func Subscribe(s *Session, key string, opts ...afor.Option) (*afor.Sub[Sample], error) {
-	sub := afor.NewSub[Sample](opts...)
+	sub := afor.NewSub[Sample](withBacklog(opts)...)
 	zs, err := s.declareSubscriber(key, func(k string, d dataMsg) {
 		sub.Input(toSample(k, &d))
 	}, endSub(sub))
@@ -34,7 +36,7 @@ func SubscribeCodec[T any](s *Session, key string, codec afor.Codec[T], opts ...
 	if codec == nil {
 		return nil, fmt.Errorf("zenoh: SubscribeCodec: nil codec")
 	}
-	sub := afor.NewSub[T](opts...)
+	sub := afor.NewSub[T](withBacklog(opts)...)
 	log := s.log
 	keeps := keepsPayload(codec)
 	zs, err := s.declareSubscriber(key, func(k string, d dataMsg) {
@@ -193,4 +195,9 @@ func (r *requester[Req, Res]) Send(ctx context.Context, req Req, reply func(Res,
 // WaitReady waits for a queryable intersecting the client's key.
 func (r *requester[Req, Res]) WaitReady(ctx context.Context) error {
 	return r.s.waitQueryable(ctx, r.key)
+}
+
+// withBacklog puts the default backlog of a subscriber's sub before opts.
+func withBacklog(opts []afor.Option) []afor.Option {
+	return append([]afor.Option{afor.WithBacklog(afor.DefaultQueueSize)}, opts...)
 }

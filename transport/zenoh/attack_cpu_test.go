@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -93,15 +92,6 @@ func cpuPush(key string, payload []byte) []byte {
 		panic(err)
 	}
 	return b
-}
-
-// cpuTime returns the CPU time (user and system) the process has used.
-func cpuTime(t *testing.T) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // cpuHeap returns the live heap after a collection.

@@ -188,7 +188,7 @@ func (s *Session) dialNode(zid []byte, locators []string, how string) {
 		if _, err := s.register(l); err != nil {
 			return // session closed, or already linked to that node
 		}
-		s.log.Info("zenoh: linked to node found by "+how, "locator", loc)
+		s.log.Debug("zenoh: linked to node found by "+how, "locator", loc)
 		s.wg.Go(func() { s.serve(l) })
 		return
 	}

@@ -241,11 +241,12 @@ func (s *Session) sortedTokens() []*tokEntry {
 
 // SubscribeLiveliness feeds an afor.Sub with the liveliness events on key
 // expressions intersecting key (KindPut: a token appeared; KindDelete: it
-// disappeared), starting with the tokens already alive. Closing the Sub
+// disappeared), starting with the tokens already alive, which the sub keeps
+// for its first consumer (up to [afor.MaxBacklog] events). Closing the Sub
 // undeclares the subscriber; closing the session closes the Sub with
 // ErrSessionClosed.
 func SubscribeLiveliness(s *Session, key string, opts ...afor.Option) (*afor.Sub[Sample], error) {
-	sub := afor.NewSub[Sample](append([]afor.Option{afor.WithDefaultQueueSize(0)}, opts...)...)
+	sub := afor.NewSub[Sample](append([]afor.Option{afor.WithDefaultQueueSize(0), afor.WithBacklog(afor.MaxBacklog)}, opts...)...)
 	ls, err := s.declareLivSub(key, func(smp Sample) { sub.Input(smp) }, func(err error) {
 		if !errors.Is(err, ErrUndeclared) {
 			sub.CloseWithError(err)

@@ -317,7 +317,7 @@ func (s *Session) dialLoop(ep endpoint, first chan<- error, deadline time.Time) 
 			case <-s.ctx.Done():
 				return
 			}
-			s.log.Info("zenoh: link lost, redialling", "endpoint", ep.String(), "cause", l.cause)
+			s.log.Warn("zenoh: link lost, redialling", "endpoint", ep.String(), "cause", l.cause)
 			delay = s.cfg.RetryInterval
 		case existing != nil:
 			// Already linked to that node (it dialled us): dial again only

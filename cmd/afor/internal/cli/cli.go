@@ -157,12 +157,19 @@ type flags struct {
 func newFlags(env *Env, name, args, short string) *flags {
 	fs := flag.NewFlagSet("afor "+name, flag.ContinueOnError)
 	f := &flags{FlagSet: fs, name: name, args: args, short: short, env: env}
-	fs.SetOutput(env.Stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: afor %s %s\n\n%s\n\nFlags:\n", name, args, short)
-		fs.PrintDefaults()
-	}
+	// The flag package prints nothing itself: a usage error is printed
+	// once, by Run, and the usage once, to stdout for -h, else to stderr.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	return f
+}
+
+// usage prints the command's usage and flags to w.
+func (f *flags) usage(w io.Writer) {
+	fmt.Fprintf(w, "Usage: afor %s %s\n\n%s\n\nFlags:\n", f.name, f.args, f.short)
+	f.SetOutput(w)
+	f.PrintDefaults()
+	f.SetOutput(io.Discard)
 }
 
 // parse parses args with flags anywhere among the positional arguments,
@@ -173,10 +180,10 @@ func (f *flags) parse(args []string, min, max int) ([]string, error) {
 	for {
 		if err := f.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				f.SetOutput(f.env.Stdout)
-				f.Usage()
+				f.usage(f.env.Stdout)
 				return nil, err
 			}
+			f.usage(f.env.Stderr)
 			return nil, fmt.Errorf("%w: %s", ErrUsage, err)
 		}
 		rest := f.Args()
@@ -192,7 +199,7 @@ func (f *flags) parse(args []string, min, max int) ([]string, error) {
 		args = rest[1:]
 	}
 	if len(pos) < min || (max >= 0 && len(pos) > max) {
-		f.Usage()
+		f.usage(f.env.Stderr)
 		want := fmt.Sprintf("%d", min)
 		switch {
 		case max < 0:
