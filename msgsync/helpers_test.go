@@ -2,6 +2,7 @@ package msgsync_test
 
 import (
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,9 @@ import (
 	"github.com/afor-go/afor"
 	"github.com/afor-go/afor/msgsync"
 )
+
+// quiet is a logger that drops everything.
+var quiet = slog.New(slog.DiscardHandler)
 
 // msg is a test message: the seq-th message of input topic.
 type msg struct {
@@ -41,6 +45,7 @@ type harness struct {
 
 func newHarness(t testing.TB, approximate bool, n int, opts ...msgsync.Option) *harness {
 	h := &harness{t: t, seqs: make([]int, n)}
+	opts = append([]msgsync.Option{msgsync.WithLogger(quiet)}, opts...)
 	srcs := make([]msgsync.Source, n)
 	for i := range n {
 		s := afor.NewSub[msg]()
