@@ -89,10 +89,12 @@ func TestConfigPanics(t *testing.T) {
 		"queue 0":           func() { msgsync.QueueSize(0) },
 		"negative interval": func() { msgsync.MaxInterval(-1) },
 		"negative penalty":  func() { msgsync.AgePenalty(-0.5) },
-		"bound on input 2":  func() { msgsync.Approximate(msgsync.In(a, msgStamp), msgsync.In(b, msgStamp), msgsync.InterMessageLowerBound(2, 1)) },
-		"penalty on exact":  func() { msgsync.Exact(msgsync.In(a, msgStamp), msgsync.In(b, msgStamp), msgsync.AgePenalty(1)) },
-		"no stamp":          func() { msgsync.Exact(msgsync.In(a, msgStamp), msgsync.In[msg](b, nil)) },
-		"one input":         func() { msgsync.ApproximateN([]msgsync.Source{msgsync.In(a, msgStamp)}) },
+		"bound on input 2": func() {
+			msgsync.Approximate(msgsync.In(a, msgStamp), msgsync.In(b, msgStamp), msgsync.InterMessageLowerBound(2, 1))
+		},
+		"penalty on exact": func() { msgsync.Exact(msgsync.In(a, msgStamp), msgsync.In(b, msgStamp), msgsync.AgePenalty(1)) },
+		"no stamp":         func() { msgsync.Exact(msgsync.In(a, msgStamp), msgsync.In[msg](b, nil)) },
+		"one input":        func() { msgsync.ApproximateN([]msgsync.Source{msgsync.In(a, msgStamp)}) },
 	} {
 		func() {
 			defer func() {
