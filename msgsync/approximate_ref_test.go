@@ -9,84 +9,8 @@ import (
 	"time"
 
 	"github.com/afor-go/afor/msgsync"
+	"github.com/afor-go/afor/msgsync/internal/ref"
 )
-
-// refApproximate is an independent, exhaustive reference of the
-// approximate policy with unbounded queues, written from its documented
-// rule rather than from its incremental search: topics[i] are the stamps
-// of input i in order; the result is the sets, as message indices.
-//
-// After the previous set, every input's remaining messages are those after
-// its message in that set. While the remaining heads (first remaining
-// message of each input) span more than maxInterval, the earliest head
-// (the lowest input on a tie) is dropped. Then the next set is, among all
-// sets of remaining messages that are contiguous to the previous one (hold
-// at least one head), the one of least cost, end*(1+p) - start with
-// p = penNum/penDen, computed exactly in integers; ties go to the earliest
-// start, then to the earliest messages. The search is a brute force over
-// every combination.
-func refApproximate(topics [][]int64, maxInterval int64, penNum, penDen int64) [][]int {
-	n := len(topics)
-	pos := make([]int, n)
-	var out [][]int
-	for {
-		for i := range n {
-			if pos[i] >= len(topics[i]) {
-				return out
-			}
-		}
-		startIdx, endIdx := 0, 0
-		for i := range n {
-			if topics[i][pos[i]] < topics[startIdx][pos[startIdx]] {
-				startIdx = i
-			}
-			if topics[i][pos[i]] > topics[endIdx][pos[endIdx]] {
-				endIdx = i
-			}
-		}
-		if topics[endIdx][pos[endIdx]]-topics[startIdx][pos[startIdx]] > maxInterval {
-			pos[startIdx]++
-			continue
-		}
-		var best []int
-		var bestCost, bestStart int64
-		cur := make([]int, n)
-		var rec func(i int)
-		rec = func(i int) {
-			if i < n {
-				for k := pos[i]; k < len(topics[i]); k++ {
-					cur[i] = k
-					rec(i + 1)
-				}
-				return
-			}
-			contiguous := false
-			start, end := int64(math.MaxInt64), int64(math.MinInt64)
-			for j := range n {
-				if cur[j] == pos[j] {
-					contiguous = true
-				}
-				start = min(start, topics[j][cur[j]])
-				end = max(end, topics[j][cur[j]])
-			}
-			if !contiguous {
-				return
-			}
-			cost := end*(penDen+penNum) - start*penDen
-			switch {
-			case best == nil, cost < bestCost,
-				cost == bestCost && start < bestStart,
-				cost == bestCost && start == bestStart && slices.Compare(cur, best) < 0:
-				best, bestCost, bestStart = slices.Clone(cur), cost, start
-			}
-		}
-		rec(0)
-		out = append(out, best)
-		for i := range n {
-			pos[i] = best[i] + 1
-		}
-	}
-}
 
 // sequence is a recorded-style input: per-input stamps in order, and the
 // order in which the messages arrive.
@@ -232,7 +156,7 @@ func TestApproximateAgainstReference(t *testing.T) {
 			}
 		}
 
-		want := refApproximate(seq.topics, math.MaxInt64, 0, 1)
+		want := ref.Approximate(seq.topics, math.MaxInt64, 0, 1)
 		plain := run(seq.arrivals)
 		check("in arrival order", plain, want)
 		check("another arrival order", run(seq.reshuffle(r)), want)
@@ -260,11 +184,11 @@ func TestApproximateAgainstReference(t *testing.T) {
 		// A penalty whose binary value is exact, as the reference's is.
 		penNum, penDen := int64(1+r.IntN(8)), int64(1)<<r.IntN(4)
 		check("with an age penalty", run(seq.arrivals, msgsync.AgePenalty(float64(penNum)/float64(penDen))),
-			refApproximate(seq.topics, math.MaxInt64, penNum, penDen))
+			ref.Approximate(seq.topics, math.MaxInt64, penNum, penDen))
 
 		maxInterval := int64(r.IntN(30))
 		check("with a max interval", run(seq.arrivals, msgsync.MaxInterval(time.Duration(maxInterval))),
-			refApproximate(seq.topics, maxInterval, 0, 1))
+			ref.Approximate(seq.topics, maxInterval, 0, 1))
 	}
 }
 
