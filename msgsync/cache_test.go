@@ -236,3 +236,34 @@ func TestCacheClose(t *testing.T) {
 		<-c3.Done()
 	})
 }
+
+// TestCacheConcurrent: waits and lookups from several goroutines while
+// the producer feeds the cache.
+func TestCacheConcurrent(t *testing.T) {
+	sub := afor.NewSub[msg]()
+	c := msgsync.NewCache(msgsync.In(sub, msgStamp), 16)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	errc := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			at := int64(100 * (g + 1))
+			v, err := c.WaitFor(ctx, ns(at))
+			if err == nil && v.stamp < at {
+				err = errors.New("WaitFor returned an earlier stamp")
+			}
+			c.Interval(ns(at-10), ns(at))
+			c.Before(ns(at))
+			errc <- err
+		}()
+	}
+	for k := range 1000 {
+		sub.Input(msg{seq: k, stamp: int64(k)})
+	}
+	for range 8 {
+		if err := <-errc; err != nil {
+			t.Error(err)
+		}
+	}
+}
