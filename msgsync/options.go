@@ -79,10 +79,10 @@ func AgePenalty(p float64) Option {
 
 // InterMessageLowerBound tells the approximate policy that two messages of
 // input i (0 for the first input) are stamped at least d apart
-// (message_filters' inter-message lower bound). It never changes which
-// sets come out, only how soon: with it, a set can be proven best before
-// the next message of every input has arrived. A bound the messages break
-// is logged once. A negative d is a programming error and panics, and so
+// (message_filters' inter-message lower bound). As long as the messages
+// keep it, it never changes which sets come out, only how soon: with it, a
+// set can be proven best before the next message of every input has
+// arrived. A bound the messages break is logged once. A negative d is a programming error and panics, and so
 // do an input that does not exist and the exact policy given it.
 func InterMessageLowerBound(i int, d time.Duration) Option {
 	if d < 0 || i < 0 {
