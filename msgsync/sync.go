@@ -226,35 +226,12 @@ func (s *Sync[T]) finish(removes []func()) *Sync[T] {
 // pair emitted is dropped (message_filters would keep it). A second
 // message of an input with a stamp already waiting replaces the first.
 func Exact[A, B any](a Input[A], b Input[B], opts ...Option) *Sync[Pair[A, B]] {
-	a.check(0)
-	b.check(1)
-	var ca col[A]
-	var cb col[B]
-	s := newSync(exactKind, 2, opts, []column{&ca, &cb}, func(at int) Pair[A, B] {
-		return Pair[A, B]{A: ca.get(at), B: cb.get(at)}
-	})
-	return s.finish([]func(){
-		hook(s.c, s.Sub, a.Sub, a.Stamp, 0, ca.put),
-		hook(s.c, s.Sub, b.Sub, b.Stamp, 1, cb.put),
-	})
+	return sync2(exactKind, a, b, opts)
 }
 
 // Exact3 is [Exact] for three inputs.
 func Exact3[A, B, C any](a Input[A], b Input[B], c Input[C], opts ...Option) *Sync[Triple[A, B, C]] {
-	a.check(0)
-	b.check(1)
-	c.check(2)
-	var ca col[A]
-	var cb col[B]
-	var cc col[C]
-	s := newSync(exactKind, 3, opts, []column{&ca, &cb, &cc}, func(at int) Triple[A, B, C] {
-		return Triple[A, B, C]{A: ca.get(at), B: cb.get(at), C: cc.get(at)}
-	})
-	return s.finish([]func(){
-		hook(s.c, s.Sub, a.Sub, a.Stamp, 0, ca.put),
-		hook(s.c, s.Sub, b.Sub, b.Stamp, 1, cb.put),
-		hook(s.c, s.Sub, c.Sub, c.Stamp, 2, cc.put),
-	})
+	return sync3(exactKind, a, b, c, opts)
 }
 
 // ExactN is [Exact] for any number (2 or more) of inputs of any types:
@@ -285,11 +262,27 @@ func ExactN(inputs []Source, opts ...Option) *Sync[[]any] {
 // optional parameters. A set is emitted once no later message can improve
 // it, so it waits for at least one later message on some input.
 func Approximate[A, B any](a Input[A], b Input[B], opts ...Option) *Sync[Pair[A, B]] {
+	return sync2(approximateKind, a, b, opts)
+}
+
+// Approximate3 is [Approximate] for three inputs.
+func Approximate3[A, B, C any](a Input[A], b Input[B], c Input[C], opts ...Option) *Sync[Triple[A, B, C]] {
+	return sync3(approximateKind, a, b, c, opts)
+}
+
+// ApproximateN is [Approximate] for any number (2 or more) of inputs of any
+// types: each set is a new slice holding the value of input i at index i.
+func ApproximateN(inputs []Source, opts ...Option) *Sync[[]any] {
+	return syncN(approximateKind, inputs, opts)
+}
+
+// sync2 makes a synchronizer of kind k of two typed inputs.
+func sync2[A, B any](k kind, a Input[A], b Input[B], opts []Option) *Sync[Pair[A, B]] {
 	a.check(0)
 	b.check(1)
 	var ca col[A]
 	var cb col[B]
-	s := newSync(approximateKind, 2, opts, []column{&ca, &cb}, func(at int) Pair[A, B] {
+	s := newSync(k, 2, opts, []column{&ca, &cb}, func(at int) Pair[A, B] {
 		return Pair[A, B]{A: ca.get(at), B: cb.get(at)}
 	})
 	return s.finish([]func(){
@@ -298,15 +291,15 @@ func Approximate[A, B any](a Input[A], b Input[B], opts ...Option) *Sync[Pair[A,
 	})
 }
 
-// Approximate3 is [Approximate] for three inputs.
-func Approximate3[A, B, C any](a Input[A], b Input[B], c Input[C], opts ...Option) *Sync[Triple[A, B, C]] {
+// sync3 makes a synchronizer of kind k of three typed inputs.
+func sync3[A, B, C any](k kind, a Input[A], b Input[B], c Input[C], opts []Option) *Sync[Triple[A, B, C]] {
 	a.check(0)
 	b.check(1)
 	c.check(2)
 	var ca col[A]
 	var cb col[B]
 	var cc col[C]
-	s := newSync(approximateKind, 3, opts, []column{&ca, &cb, &cc}, func(at int) Triple[A, B, C] {
+	s := newSync(k, 3, opts, []column{&ca, &cb, &cc}, func(at int) Triple[A, B, C] {
 		return Triple[A, B, C]{A: ca.get(at), B: cb.get(at), C: cc.get(at)}
 	})
 	return s.finish([]func(){
@@ -314,12 +307,6 @@ func Approximate3[A, B, C any](a Input[A], b Input[B], c Input[C], opts ...Optio
 		hook(s.c, s.Sub, b.Sub, b.Stamp, 1, cb.put),
 		hook(s.c, s.Sub, c.Sub, c.Stamp, 2, cc.put),
 	})
-}
-
-// ApproximateN is [Approximate] for any number (2 or more) of inputs of any
-// types: each set is a new slice holding the value of input i at index i.
-func ApproximateN(inputs []Source, opts ...Option) *Sync[[]any] {
-	return syncN(approximateKind, inputs, opts)
 }
 
 func syncN(k kind, inputs []Source, opts []Option) *Sync[[]any] {
