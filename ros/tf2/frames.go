@@ -161,4 +161,6 @@ func (b *Buffer) AllFramesAsDot(now time.Time) string {
 	return sb.String()
 }
 
-func dotEscape(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) }
+func dotEscape(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`)
+}
