@@ -84,9 +84,8 @@ func NewBuffer(opts ...BufferOption) *Buffer {
 	for _, o := range opts {
 		o(b)
 	}
-	if b.maxAge < 0 {
-		b.maxAge = 0
-	}
+	b.maxAge = min(max(b.maxAge, 0), 1<<62) // no overflow below any stamp
+
 	return b
 }
 

@@ -128,15 +128,16 @@ func (c *cache) find(stamp int64) (one, two *sample, err error) {
 	case stamp < oldest.stamp:
 		return nil, nil, errorf(ErrExtrapolationPast, "lookup would require extrapolation into the past: requested time %s but the earliest data is at time %s", secs(stamp), secs(oldest.stamp))
 	}
-	// Newest samples are the likeliest asked for: search from the end.
-	i := len(items) - 2
-	for items[i].stamp > stamp {
-		i--
+	// Newest samples are the likeliest asked for: try the last interval,
+	// then search. i is the first sample newer than stamp.
+	i := len(items) - 1
+	if items[i-1].stamp > stamp {
+		i = sort.Search(len(items), func(j int) bool { return items[j].stamp > stamp })
 	}
-	if items[i].stamp == stamp {
-		return &items[i], nil, nil
+	if items[i-1].stamp == stamp {
+		return &items[i-1], nil, nil
 	}
-	return &items[i], &items[i+1], nil
+	return &items[i-1], &items[i], nil
 }
 
 // parentAt is the parent of the frame at stamp (tf2's getParent: the older
