@@ -361,7 +361,7 @@ func (b *Buffer) CanTransform(target, source string, t time.Time) bool {
 // lookup error (ErrLookup, ErrExtrapolation, ...).
 func (b *Buffer) WaitForTransform(ctx context.Context, target, source string, t time.Time) (geometry_msgs.TransformStamped, error) {
 	return b.wait(ctx, func() (geometry_msgs.TransformStamped, error) { return b.LookupTransform(target, source, t) },
-		func() string { return fmt.Sprintf("from %q to %q at %s", source, target, secs(stampOf(t))) })
+		func() string { return fmt.Sprintf("from %q to %q at %s", source, target, timeText(t)) })
 }
 
 // WaitForTransformFull is [Buffer.LookupTransformFull] that waits as
@@ -370,8 +370,16 @@ func (b *Buffer) WaitForTransformFull(ctx context.Context, target string, target
 	return b.wait(ctx, func() (geometry_msgs.TransformStamped, error) {
 		return b.LookupTransformFull(target, targetTime, source, sourceTime, fixed)
 	}, func() string {
-		return fmt.Sprintf("from %q at %s to %q at %s through %q", source, secs(stampOf(sourceTime)), target, secs(stampOf(targetTime)), fixed)
+		return fmt.Sprintf("from %q at %s to %q at %s through %q", source, timeText(sourceTime), target, timeText(targetTime), fixed)
 	})
+}
+
+// timeText is a lookup time in an error message.
+func timeText(t time.Time) string {
+	if s := stampOf(t); s != 0 {
+		return secs(s)
+	}
+	return "the latest time"
 }
 
 func (b *Buffer) wait(ctx context.Context, lookup func() (geometry_msgs.TransformStamped, error), what func() string) (geometry_msgs.TransformStamped, error) {
