@@ -3,7 +3,6 @@ package tf2
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -123,7 +122,8 @@ func (b *Buffer) AllFramesAsYAML(now time.Time) string {
 // AllFramesAsDot draws the tree in Graphviz's dot language as tf2_tools'
 // view_frames does: an edge from each parent to its child labelled with
 // the broadcaster, the average rate and the history kept, and a legend
-// with the time now (if not zero) pointing at each root.
+// with the time now (if not zero) pointing at the root (the first, when
+// the frames make several trees).
 func (b *Buffer) AllFramesAsDot(now time.Time) string {
 	b.mu.RLock()
 	frames := b.framesLocked()
@@ -140,7 +140,7 @@ func (b *Buffer) AllFramesAsDot(now time.Time) string {
 	var roots []string
 	for _, f := range frames {
 		fmt.Fprintf(&sb, "%s -> %s[label=\" Broadcaster: %s\\nAverage rate: %.3f\\nBuffer length: %.3f\\nMost recent transform: %s\\nOldest transform: %s\\n\"];\n",
-			strconv.Quote(f.parent), strconv.Quote(f.name), dotEscape(f.authority), f.rate,
+			dotQuote(f.parent), dotQuote(f.name), dotEscape(f.authority), f.rate,
 			float64(f.newest-f.oldest)/1e9, secs(f.newest), secs(f.oldest))
 		if !children[f.parent] && !slices.Contains(roots, f.parent) {
 			roots = append(roots, f.parent)
@@ -151,15 +151,16 @@ func (b *Buffer) AllFramesAsDot(now time.Time) string {
 		fmt.Fprintf(&sb, "\"Recorded at time: %s\"[ shape=plaintext ] ;\n", secs(stampOf(now)))
 	}
 	sb.WriteString("}")
-	for i, r := range roots {
-		if i > 0 {
-			sb.WriteString(" subgraph cluster_legend {}")
-		}
-		fmt.Fprintf(&sb, "->%s;\n", strconv.Quote(r))
+	if len(roots) > 0 { // the legend points at the first root, as view_frames'
+		fmt.Fprintf(&sb, "->%s;\n", dotQuote(roots[0]))
+	} else {
+		sb.WriteString("\n")
 	}
 	sb.WriteString("}\n")
 	return sb.String()
 }
+
+func dotQuote(s string) string { return `"` + dotEscape(s) + `"` }
 
 func dotEscape(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`)
