@@ -39,7 +39,9 @@ const quaternionTolerance = 10e-3
 // allocate when they succeed. Feed it with [Buffer.SetTransform] or a
 // [Listener]. The zero Buffer is not ready: use [NewBuffer].
 type Buffer struct {
-	maxAge int64 // nanoseconds of history kept per dynamic frame
+	maxAge     int64 // nanoseconds of history kept per dynamic frame
+	maxSamples int   // samples kept per dynamic frame
+	maxFrames  int   // frames known
 
 	mu        sync.RWMutex
 	ids       map[string]uint32 // frame name -> number (1..)
@@ -63,6 +65,28 @@ type BufferStats struct {
 	Old      uint64 // transforms older than the history kept, ignored
 }
 
+// Bounds on what a buffer holds, whoever feeds it: tf2 has none, but a
+// publisher gone wrong (or hostile) on /tf must not exhaust the process.
+const (
+	// DefaultMaxFrames is how many frames a buffer knows at most (see
+	// [WithMaxFrames]); a transform that would add more is refused.
+	DefaultMaxFrames = 10000
+	// DefaultMaxSamples is how many samples a buffer keeps of one dynamic
+	// frame at most, the oldest dropped first (see [WithMaxSamples]): 10 s
+	// of a 10 kHz stream.
+	DefaultMaxSamples = 100000
+)
+
+// WithMaxFrames bounds how many frames the buffer knows (default
+// [DefaultMaxFrames]); a transform that names a frame beyond it is refused
+// with an error matching ErrInvalidArgument.
+func WithMaxFrames(n int) BufferOption { return func(b *Buffer) { b.maxFrames = n } }
+
+// WithMaxSamples bounds how many samples the buffer keeps of one dynamic
+// frame (default [DefaultMaxSamples]), the oldest dropped first, within the
+// cache time.
+func WithMaxSamples(n int) BufferOption { return func(b *Buffer) { b.maxSamples = n } }
+
 // BufferOption configures a [Buffer].
 type BufferOption func(*Buffer)
 
@@ -75,16 +99,20 @@ func WithCacheTime(d time.Duration) BufferOption {
 // NewBuffer returns an empty buffer.
 func NewBuffer(opts ...BufferOption) *Buffer {
 	b := &Buffer{
-		maxAge: int64(DefaultCacheTime),
-		ids:    map[string]uint32{},
-		names:  []string{"NO_PARENT"},
-		caches: []*cache{nil},
+		maxAge:     int64(DefaultCacheTime),
+		maxSamples: DefaultMaxSamples,
+		maxFrames:  DefaultMaxFrames,
+		ids:        map[string]uint32{},
+		names:      []string{"NO_PARENT"},
+		caches:     []*cache{nil},
 	}
 	b.authority = []string{""}
 	for _, o := range opts {
 		o(b)
 	}
 	b.maxAge = min(max(b.maxAge, 0), 1<<62) // no overflow below any stamp
+	b.maxSamples = max(b.maxSamples, 1)
+	b.maxFrames = max(b.maxFrames, 2)
 
 	return b
 }
@@ -172,6 +200,16 @@ func (b *Buffer) setLocked(ts *geometry_msgs.TransformStamped, authority string,
 		b.count(func(s *BufferStats) { s.Rejected++ })
 		return err
 	}
+	newFrames := 0
+	for _, f := range [...]string{parent, child} {
+		if _, ok := b.ids[f]; !ok {
+			newFrames++
+		}
+	}
+	if len(b.names)-1+newFrames > b.maxFrames {
+		b.count(func(s *BufferStats) { s.Rejected++ })
+		return errorf(ErrInvalidArgument, "ignoring the transform of frame %q in %q from %q: the buffer knows %d frames, its limit", child, parent, authority, b.maxFrames)
+	}
 	x := xformOf(ts.Transform)
 	x.q = normalized(x.q)
 	id := b.frameLocked(child)
@@ -181,7 +219,7 @@ func (b *Buffer) setLocked(ts *geometry_msgs.TransformStamped, authority string,
 		b.caches[id] = c
 	}
 	stamp := nsOf(ts.Header.Stamp)
-	if !c.insert(sample{stamp: stamp, parent: b.frameLocked(parent), x: x}, b.maxAge) {
+	if !c.insert(sample{stamp: stamp, parent: b.frameLocked(parent), x: x}, b.maxAge, b.maxSamples) {
 		b.count(func(s *BufferStats) { s.Old++ })
 		return errorf(ErrExtrapolationPast, "ignoring the transform of frame %q at time %s from %q: older than the %s of history kept behind time %s (TF_OLD_DATA)",
 			child, secs(stamp), authority, time.Duration(b.maxAge), secs(c.latest().stamp))

@@ -561,3 +561,28 @@ base:
 		t.Errorf("FrameIDs %v", ids)
 	}
 }
+
+// A buffer fed without end stays bounded: frames beyond the limit are
+// refused, samples beyond it drop the oldest.
+func TestLimits(t *testing.T) {
+	b := tf2.NewBuffer(tf2.WithMaxFrames(4), tf2.WithMaxSamples(3))
+	mustSet(t, b, false, tr("a", "b", 0, 0, 0, 0, 0), tr("b", "c", 0, 0, 0, 0, 0), tr("c", "d", 0, 0, 0, 0, 0))
+	err := b.SetTransform(tr("d", "e", 0, 0, 0, 0, 0), "flood", false)
+	if !errors.Is(err, tf2.ErrInvalidArgument) || !strings.Contains(err.Error(), "4 frames") {
+		t.Errorf("a fifth frame: %v", err)
+	}
+	for i := range 10 {
+		mustSet(t, b, false, tr("a", "b", time.Duration(i)*time.Millisecond, float64(i), 0, 0, 0))
+	}
+	if _, err := b.LookupTransform("a", "b", at(6*time.Millisecond)); !errors.Is(err, tf2.ErrExtrapolationPast) {
+		t.Errorf("the 4th newest sample is still there: %v", err)
+	}
+	got, err := b.LookupTransform("a", "b", at(7500*time.Microsecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkXY(t, got, 7.5, 0, 0)
+	if _, err := b.LookupTransform("b", "d", tf2.Latest); err != nil {
+		t.Error(err)
+	}
+}

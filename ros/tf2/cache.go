@@ -41,9 +41,10 @@ func (c *cache) latestStampAndParent() (int64, uint32) {
 }
 
 // insert adds v, keeping at most maxAge of history behind the newest
-// sample. It returns false for a sample older than that (tf2's
-// TF_OLD_DATA). A sample at the stamp of one already there replaces it.
-func (c *cache) insert(v sample, maxAge int64) bool {
+// sample, and at most maxN samples (the oldest go first). It returns false
+// for a sample older than that (tf2's TF_OLD_DATA). A sample at the stamp
+// of one already there replaces it.
+func (c *cache) insert(v sample, maxAge int64, maxN int) bool {
 	if c.static {
 		c.s = append(c.s[:0], v)
 		c.head = 0
@@ -72,6 +73,9 @@ func (c *cache) insert(v sample, maxAge int64) bool {
 		}
 	}
 	c.prune(c.latest().stamp - maxAge)
+	if n := len(c.s) - c.head; n > maxN {
+		c.head += n - maxN
+	}
 	return true
 }
 
