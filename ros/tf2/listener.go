@@ -2,6 +2,7 @@ package tf2
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/afor-go/afor"
@@ -108,10 +109,13 @@ func (l *Listener) listen(topic string, qos ros.QoS, static bool) error {
 	if err != nil {
 		return err
 	}
-	// Bound at once, before anything else: a transient-local sample may
-	// come right after the subscription exists.
-	sub.OnInput(func(m ros.Received[tf2_msgs.TFMessage]) { l.input(m, static) })
-	if m, ok := sub.Value(); ok { // one that came before the callback; storing it twice is harmless
+	// Bound at once, before anything else: a transient-local history may
+	// come right after the subscription exists (the sub gives what came
+	// before to its first callback when it keeps a backlog; else its
+	// latest value is all there is left of it).
+	var seen atomic.Bool
+	sub.OnInput(func(m ros.Received[tf2_msgs.TFMessage]) { seen.Store(true); l.input(m, static) })
+	if m, ok := sub.Value(); ok && !seen.Load() {
 		l.input(m, static)
 	}
 	l.subs = append(l.subs, sub)
