@@ -6,8 +6,8 @@
 // Packages: action_msgs, builtin_interfaces, example_interfaces,
 // geometry_msgs, nav_msgs, rcl_interfaces, rmw_dds_common, rosgraph_msgs,
 // sensor_msgs, service_msgs, std_msgs, std_srvs, test_msgs (its .msg, .srv
-// and .action types; not the keyed ones, which exist as .idl only) and
-// unique_identifier_msgs.
+// and .action types; not the keyed ones, which exist as .idl only),
+// tf2_msgs and unique_identifier_msgs.
 // The files carry fields, constants and default values only (no comments),
 // laid out as "<pkg>/msg/<Name>.msg", "<pkg>/srv/<Name>.srv" and
 // "<pkg>/action/<Name>.action".

@@ -27,6 +27,13 @@ var golden = map[string]string{
 	"std_srvs/srv/SetBool":                "RIHS01_abe9e4bb6b41b40e6789712c00ec8871923e089af3f667a79992a428cff2da0a",
 	"std_srvs/srv/Trigger":                "RIHS01_eeff2cd6fa5ad9d27cdf4dec64818317839b62f212a91e6b5304b634b2062c5f",
 	"example_interfaces/action/Fibonacci": "RIHS01_9508051da1ea4658de144b09bd0690ff3de52104683d847aed764d2915906f51",
+	// tf2_msgs: rosidl_generator_type_description on the shipped files
+	// (ros/idl's TestOracleRosidl); TFMessage's is the one rmw_zenoh puts
+	// into the key expressions of /tf and /tf_static.
+	"tf2_msgs/msg/TFMessage":          "RIHS01_e369d0f05a23ae52508854b66f6aa0437f3449d652e8cbf22d5abe85d020f087",
+	"tf2_msgs/msg/TF2Error":           "RIHS01_db2485e7d6a0ec75bf087e058ee45df682acc3a621ca7780503d10aac141809a",
+	"tf2_msgs/srv/FrameGraph":         "RIHS01_0d1fbc6222c018ba5f33822904a2fdd4063705289956d3fdde07cd8c50fe8067",
+	"tf2_msgs/action/LookupTransform": "RIHS01_0b8adf6bc0b5958879e3265b41a457e03558fe523890a81252c70eba97a82c5d",
 }
 
 func TestGoldenHashes(t *testing.T) {

@@ -23,6 +23,7 @@ import (
 	"github.com/afor-go/afor/ros/msgs/std_msgs"
 	"github.com/afor-go/afor/ros/msgs/std_srvs"
 	"github.com/afor-go/afor/ros/msgs/test_msgs"
+	"github.com/afor-go/afor/ros/msgs/tf2_msgs"
 	"github.com/afor-go/afor/ros/msgs/unique_identifier_msgs"
 )
 
@@ -30,7 +31,7 @@ func allTypes() []cdr.Named {
 	var all []cdr.Named
 	for _, f := range []func() []cdr.Named{action_msgs.Types, builtin_interfaces.Types, example_interfaces.Types,
 		geometry_msgs.Types, nav_msgs.Types, rcl_interfaces.Types, rmw_dds_common.Types, rosgraph_msgs.Types,
-		sensor_msgs.Types, service_msgs.Types, std_msgs.Types, std_srvs.Types, test_msgs.Types,
+		sensor_msgs.Types, service_msgs.Types, std_msgs.Types, std_srvs.Types, test_msgs.Types, tf2_msgs.Types,
 		unique_identifier_msgs.Types} {
 		all = append(all, f()...)
 	}

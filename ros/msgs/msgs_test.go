@@ -16,6 +16,7 @@ import (
 	"github.com/afor-go/afor/ros/msgs/service_msgs"
 	"github.com/afor-go/afor/ros/msgs/std_msgs"
 	"github.com/afor-go/afor/ros/msgs/std_srvs"
+	"github.com/afor-go/afor/ros/msgs/tf2_msgs"
 	"github.com/afor-go/afor/ros/msgs/unique_identifier_msgs"
 )
 
@@ -117,6 +118,10 @@ func sampleMessages() []cdr.Message {
 		&example_interfaces.FibonacciFeedbackMessage{Feedback: example_interfaces.FibonacciFeedback{Sequence: []int32{0, 1, 1, 2}}},
 		&example_interfaces.WString{Data: "ハロー 🤖"},
 		&std_msgs.ColorRGBA{R: 1, G: 0.5, B: 0.25, A: 1},
+		&tf2_msgs.TFMessage{Transforms: []geometry_msgs.TransformStamped{
+			{Header: hdr, ChildFrameID: "base_link", Transform: geometry_msgs.Transform{
+				Translation: geometry_msgs.Vector3{X: 1, Y: -2, Z: 0.5}, Rotation: geometry_msgs.Quaternion{Z: 0.6, W: 0.8}}},
+			{Header: std_msgs.Header{FrameID: "base_link"}, ChildFrameID: "laser", Transform: geometry_msgs.Transform{Rotation: geometry_msgs.Quaternion{W: 1}}}}},
 	}
 }
 
