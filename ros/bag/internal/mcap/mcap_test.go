@@ -298,13 +298,16 @@ func TestHugeLengths(t *testing.T) {
 	r, _ := Open(bytes.NewReader(b), int64(len(b)), Limits{})
 	seg := r.segments[0]
 	for name, mod := range map[string]func(b []byte){
-		"record length":       func(b []byte) { binary.LittleEndian.PutUint64(b[seg.offset+1:], 1<<62) },
-		"uncompressed size":   func(b []byte) { binary.LittleEndian.PutUint64(b[seg.offset+9+16:], 1<<62) },
-		"compression string":  func(b []byte) { binary.LittleEndian.PutUint32(b[seg.offset+9+28:], 1<<31) },
-		"header length":       func(b []byte) { binary.LittleEndian.PutUint64(b[9:], 1<<62) },
-		"summary start":       func(b []byte) { binary.LittleEndian.PutUint64(b[len(b)-28:], 1<<62) },
-		"footer summary crc":  func(b []byte) { b[len(b)-9] ^= 1 },
-		"summary record size": func(b []byte) { f, _ := ParseFooter(b[len(b)-28:]); binary.LittleEndian.PutUint64(b[f.SummaryStart+1:], 1<<50) },
+		"record length":      func(b []byte) { binary.LittleEndian.PutUint64(b[seg.offset+1:], 1<<62) },
+		"uncompressed size":  func(b []byte) { binary.LittleEndian.PutUint64(b[seg.offset+9+16:], 1<<62) },
+		"compression string": func(b []byte) { binary.LittleEndian.PutUint32(b[seg.offset+9+28:], 1<<31) },
+		"header length":      func(b []byte) { binary.LittleEndian.PutUint64(b[9:], 1<<62) },
+		"summary start":      func(b []byte) { binary.LittleEndian.PutUint64(b[len(b)-28:], 1<<62) },
+		"footer summary crc": func(b []byte) { b[len(b)-9] ^= 1 },
+		"summary record size": func(b []byte) {
+			f, _ := ParseFooter(b[len(b)-28:])
+			binary.LittleEndian.PutUint64(b[f.SummaryStart+1:], 1<<50)
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			bad := slices.Clone(b)
