@@ -208,11 +208,11 @@ func TestPeersReadAforBags(t *testing.T) {
 func checkInfo(t *testing.T, path string, out []byte, rosbags bool) {
 	t.Helper()
 	var info struct {
-		Count   uint64                    `json:"count"`
-		Start   int64                     `json:"start"`
-		End     int64                     `json:"end"`
+		Count   uint64           `json:"count"`
+		Start   int64            `json:"start"`
+		End     int64            `json:"end"`
 		Topics  map[string][]any `json:"topics"`
-		Profile string                    `json:"profile"`
+		Profile string           `json:"profile"`
 	}
 	d := json.NewDecoder(bytes.NewReader(out))
 	d.UseNumber()
