@@ -215,10 +215,20 @@ func (r *Reader) collect() {
 		r.topics[i].MessageCount = r.byName[r.topics[i].Name].info.MessageCount
 	}
 	slices.SortFunc(r.topics, func(a, b TopicInfo) int { return strings.Compare(a.Name, b.Name) })
+	// The bag's size: its folder's files, as rosbag2 measures it, or the
+	// file's.
 	var size uint64
-	for _, bf := range r.files {
-		if st, err := bf.f.Stat(); err == nil {
-			size += uint64(st.Size())
+	if entries, err := os.ReadDir(r.path); err == nil {
+		for _, e := range entries {
+			if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+				size += uint64(info.Size())
+			}
+		}
+	} else {
+		for _, bf := range r.files {
+			if st, err := bf.f.Stat(); err == nil {
+				size += uint64(st.Size())
+			}
 		}
 	}
 	if r.meta == nil {

@@ -69,6 +69,7 @@ func commands() []command {
 	cs = append(cs, paramCommands()...)
 	cs = append(cs, interfaceCommands()...)
 	cs = append(cs, zenohCommands()...)
+	cs = append(cs, bagCommands()...)
 	return cs
 }
 
