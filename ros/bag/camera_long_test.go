@@ -1,0 +1,224 @@
+package bag_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/afor-go/afor"
+	"github.com/afor-go/afor/internal/netns"
+	"github.com/afor-go/afor/internal/peers"
+	"github.com/afor-go/afor/ros"
+	"github.com/afor-go/afor/ros/bag"
+	"github.com/afor-go/afor/ros/msgs/sensor_msgs"
+	"github.com/afor-go/afor/transport/dds"
+)
+
+// envLong enables TestRecordCamera, which records 30 s of 6 MB images
+// (5.6 GB on disk in a temporary folder): AFOR_BAG_LONG=1 go test -run
+// TestRecordCamera -v ./ros/bag. AFOR_BAG_SECONDS shortens it.
+const envLong = "AFOR_BAG_LONG"
+
+// envCameraChild makes the test binary the camera process of
+// TestRecordCamera (TestCameraChild).
+const envCameraChild = "AFOR_BAG_CAMERA_CHILD"
+
+const (
+	camWidth, camHeight = 1920, 1080 // rgb8: 6,220,800 bytes
+	camHz               = 30
+)
+
+func cameraDDS(domain int) []ros.Option {
+	return []ros.Option{ros.WithMiddleware(ros.DDS(dds.Config{Range: dds.RangeSubnet, Getenv: func(string) string { return "" }})),
+		ros.WithDomainID(domain), ros.WithLogger(slog.New(slog.DiscardHandler))}
+}
+
+// TestCameraChild is the camera of TestRecordCamera, in another process:
+// it publishes AFOR_BAG_FRAMES images (reliable, keep last 5) at 30 Hz
+// once the recorder subscribes, each numbered in its first bytes, then
+// prints "done N".
+func TestCameraChild(t *testing.T) {
+	if os.Getenv(envCameraChild) == "" {
+		t.Skip("the camera process of TestRecordCamera")
+	}
+	domain, _ := strconv.Atoi(os.Getenv("ROS_DOMAIN_ID"))
+	frames, _ := strconv.Atoi(os.Getenv("AFOR_BAG_FRAMES"))
+	ctx := context.Background()
+	c, err := ros.Open(ctx, cameraDDS(domain)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	n, err := c.NewNode("camera")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := ros.NewPublisher[sensor_msgs.Image](n, "/camera/image_raw", ros.QoSKeepLast(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pub.WaitForSubscriptions(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	img := sensor_msgs.Image{Height: camHeight, Width: camWidth, Encoding: "rgb8", Step: 3 * camWidth, Data: make([]byte, 3*camWidth*camHeight)}
+	for i := range img.Data {
+		img.Data[i] = byte(i * 7)
+	}
+	rate, err := afor.NewRate(camHz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rate.Close()
+	sent := 0
+	for range rate.ListenReliable(ctx) {
+		binary.LittleEndian.PutUint32(img.Data, uint32(sent))
+		img.Header.FrameID = strconv.Itoa(sent)
+		if err := pub.Publish(ctx, &img); err != nil {
+			t.Fatal(err)
+		}
+		sent++
+		if sent == frames {
+			break
+		}
+	}
+	fmt.Printf("done %d\n", sent)
+	time.Sleep(2 * time.Second) // let the last frames be acknowledged
+}
+
+func rusage() (cpu time.Duration, maxRSS int64) {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), ru.Maxrss << 10
+}
+
+// TestRecordCamera records a camera (1920x1080 rgb8, 6.2 MB, at 30 Hz for
+// 30 s) published by another process over DDS and checks that no image
+// was dropped; it reports the recorder's CPU and memory, then the read
+// throughput of the bag by afor and by Python's mcap reader in the same
+// run. Opt-in: AFOR_BAG_LONG=1.
+func TestRecordCamera(t *testing.T) {
+	if os.Getenv(envLong) == "" {
+		t.Skipf("set %s=1 to record 30 s of 6 MB images at 30 Hz", envLong)
+	}
+	netns.Require(t)
+	seconds := 30
+	if s, err := strconv.Atoi(os.Getenv("AFOR_BAG_SECONDS")); err == nil && s > 0 {
+		seconds = s
+	}
+	frames := seconds * camHz
+	domain := 230
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(seconds)*time.Second+3*time.Minute)
+	defer cancel()
+	c, err := ros.Open(ctx, cameraDDS(domain)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	node, err := c.NewNode("recorder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "camera")
+	w, err := bag.Create(path, bag.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := bag.Record(ctx, node, w, bag.RecordOptions{Topics: []string{"/camera/image_raw"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := exec.CommandContext(ctx, os.Args[0], "-test.run", "^TestCameraChild$", "-test.v")
+	child.Env = append(os.Environ(), envCameraChild+"=1", "ROS_DOMAIN_ID="+strconv.Itoa(domain), "AFOR_BAG_FRAMES="+strconv.Itoa(frames))
+	var out bytes.Buffer
+	child.Stdout, child.Stderr = &out, &out
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, func() bool { return rec.Stats().Received > 0 }, "the first image")
+	cpu0, _ := rusage()
+	wall0 := time.Now()
+	var heapPeak uint64
+	var ms runtime.MemStats
+	for rec.Stats().Written < uint64(frames) && ctx.Err() == nil && child.ProcessState == nil {
+		time.Sleep(250 * time.Millisecond)
+		runtime.ReadMemStats(&ms)
+		heapPeak = max(heapPeak, ms.HeapInuse)
+		if strings.Contains(out.String(), "done ") && time.Since(wall0) > time.Duration(seconds)*time.Second+10*time.Second {
+			break
+		}
+	}
+	wall := time.Since(wall0)
+	cpu1, maxRSS := rusage()
+	if err := child.Wait(); err != nil {
+		t.Fatalf("camera process: %v\n%s", err, out.String())
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st := rec.Stats()
+	t.Logf("recorder: %d images received, %d written, %d dropped in %v; CPU %.1f%% of a core (user+system of this process, DDS reception included); Go heap in use peak %.0f MiB; max RSS %.0f MiB",
+		st.Received, st.Written, st.Dropped, wall.Round(time.Millisecond), 100*float64(cpu1-cpu0)/float64(wall), float64(heapPeak)/(1<<20), float64(maxRSS)/(1<<20))
+	if st.Written != uint64(frames) || st.Dropped != 0 {
+		t.Fatalf("wrote %d of %d images (%d dropped)", st.Written, frames, st.Dropped)
+	}
+
+	// Every image, in order, from afor's reader: its throughput.
+	r, err := bag.Open(path, bag.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	start := time.Now()
+	var bytesRead int64
+	next := uint32(0)
+	for m, err := range r.Messages(bag.ReadOptions{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := bag.Decode[sensor_msgs.Image](m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := binary.LittleEndian.Uint32(img.Data); got != next {
+			t.Fatalf("image %d where %d was due", got, next)
+		}
+		next++
+		bytesRead += int64(len(m.Data))
+	}
+	goRate := float64(bytesRead) / time.Since(start).Seconds() / (1 << 20)
+	if next != uint32(frames) {
+		t.Fatalf("read %d images", next)
+	}
+	py := peers.Python(t, "mcap")
+	script := "import sys,time\nfrom mcap.reader import make_reader\nt=time.monotonic();n=0;b=0\n" +
+		"with open(sys.argv[1],'rb') as f:\n  for s,c,m in make_reader(f).iter_messages(log_time_order=True):\n    n+=1;b+=len(m.data)\n" +
+		"print(n,b,time.monotonic()-t)\n"
+	pyOut, err := exec.Command(py, "-c", script, filepath.Join(path, "camera_0.mcap")).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pn, pb int64
+	var ps float64
+	if _, err := fmt.Sscan(string(pyOut), &pn, &pb, &ps); err != nil || pn != int64(frames) {
+		t.Fatalf("python read %q: %v", pyOut, err)
+	}
+	pyRate := float64(pb) / ps / (1 << 20)
+	t.Logf("read %d images (%.1f GB): afor %.0f MiB/s (decoding each into sensor_msgs/Image), Python mcap %.0f MiB/s (raw): %.2fx",
+		frames, float64(bytesRead)/1e9, goRate, pyRate, goRate/pyRate)
+}
