@@ -77,6 +77,7 @@ func TestRoundTrip(t *testing.T) {
 	for _, o := range []WriterOptions{
 		{},
 		{ChunkSize: 1024},
+		{ChunkSize: 100}, // most messages larger than a chunk: written without a copy
 		{ChunkSize: 4096, Compression: CompressionZstd},
 		{ChunkSize: 4096, Compression: CompressionLZ4, NoChunkCRC: true},
 		{ChunkSize: -1},

@@ -55,6 +55,13 @@ type Writer struct {
 	closed        bool
 	statsStarted  bool
 	schemaChannel []byte
+	large         *largeChunk // a chunk written by writeLargeChunk, to index
+}
+
+// largeChunk is a chunk written straight to the file.
+type largeChunk struct {
+	header chunkHeader
+	start  uint64
 }
 
 // ErrClosed is returned by a closed writer.
@@ -160,7 +167,11 @@ func (w *Writer) WriteMessage(m Message) error {
 		w.flushChunk()
 	}
 	offset := uint64(len(w.chunk))
-	if w.chunked() {
+	if w.chunked() && w.comp == nil && int64(size) >= w.opts.ChunkSize && w.chunkStart == ^uint64(0) {
+		// A message as large as a chunk, uncompressed (a camera image):
+		// its chunk goes out without copying it.
+		w.writeLargeChunk(m)
+	} else if w.chunked() {
 		w.chunk = AppendMessage(w.chunk, m)
 	} else {
 		w.hdr = AppendMessage(w.hdr[:0], Message{ChannelID: m.ChannelID, Sequence: m.Sequence, LogTime: m.LogTime, PublishTime: m.PublishTime})
@@ -186,7 +197,10 @@ func (w *Writer) WriteMessage(m Message) error {
 		mi.Entries = append(mi.Entries, MessageIndexEntry{LogTime: m.LogTime, Offset: offset})
 		w.chunkStart = min(w.chunkStart, m.LogTime)
 		w.chunkEnd = max(w.chunkEnd, m.LogTime)
-		if int64(len(w.chunk)) >= w.opts.ChunkSize {
+		if w.large != nil {
+			w.finishChunk(w.large.header, w.large.start)
+			w.large = nil
+		} else if int64(len(w.chunk)) >= w.opts.ChunkSize {
 			w.flushChunk()
 		}
 	}
@@ -197,6 +211,27 @@ func putLen(rec []byte, n uint64) {
 	for i := range 8 {
 		rec[1+i] = byte(n >> (8 * i))
 	}
+}
+
+// writeLargeChunk writes the open chunk's records (schemas, channels) and
+// m as one uncompressed chunk, m's data straight from the caller.
+func (w *Writer) writeLargeChunk(m Message) {
+	pre := w.chunk
+	w.hdr = AppendMessage(w.hdr[:0], Message{ChannelID: m.ChannelID, Sequence: m.Sequence, LogTime: m.LogTime, PublishTime: m.PublishTime})
+	putLen(w.hdr, uint64(messageHeaderLen+len(m.Data)))
+	msgHdr := w.hdr
+	records := uint64(len(pre) + len(msgHdr) + len(m.Data))
+	var crc uint32
+	if !w.opts.NoChunkCRC {
+		crc = crc32.Update(crc32.Update(crc32.ChecksumIEEE(pre), crc32.IEEETable, msgHdr), crc32.IEEETable, m.Data)
+	}
+	h := chunkHeader{StartTime: m.LogTime, EndTime: m.LogTime, UncompressedSize: records, UncompressedCRC: crc, CompressedSize: records}
+	start := w.off
+	w.write(appendChunkHeader(nil, h))
+	w.write(pre)
+	w.write(msgHdr)
+	w.write(m.Data)
+	w.large = &largeChunk{header: h, start: start}
 }
 
 // Compression below 1 KiB, or saving less than 2%, is not worth it: the
@@ -237,9 +272,15 @@ func (w *Writer) flushChunk() {
 	w.hdr = appendChunkHeader(w.hdr[:0], h)
 	w.write(w.hdr)
 	w.write(data)
-	ci := ChunkIndex{StartTime: start, EndTime: end, ChunkStart: chunkOff, ChunkLength: w.off - chunkOff,
-		MessageIndexOffsets: map[uint16]uint64{}, Compression: string(comp),
-		CompressedSize: uint64(len(data)), UncompressedSize: uint64(len(w.chunk))}
+	w.finishChunk(h, chunkOff)
+}
+
+// finishChunk writes the message indexes of the chunk h just written at
+// chunkOff, indexes it and starts the next one.
+func (w *Writer) finishChunk(h chunkHeader, chunkOff uint64) {
+	ci := ChunkIndex{StartTime: h.StartTime, EndTime: h.EndTime, ChunkStart: chunkOff, ChunkLength: w.off - chunkOff,
+		MessageIndexOffsets: map[uint16]uint64{}, Compression: h.Compression,
+		CompressedSize: h.CompressedSize, UncompressedSize: h.UncompressedSize}
 	miStart := w.off
 	for _, id := range slices.Sorted(maps.Keys(w.msgIndex)) {
 		mi := w.msgIndex[id]
@@ -255,8 +296,8 @@ func (w *Writer) flushChunk() {
 	w.chunkIndexes = append(w.chunkIndexes, ci)
 	w.stats.ChunkCount++
 	w.chunk = w.chunk[:0]
-	if cap(w.chunk) > 4*int(max(w.opts.ChunkSize, DefaultChunkSize)) {
-		w.chunk = nil // one large message grew it: do not keep that much
+	if cap(w.chunk) > 64<<20 {
+		w.chunk = nil // one huge message grew it: do not keep that much
 		w.compressed = nil
 	}
 	w.chunkStart, w.chunkEnd = ^uint64(0), 0
