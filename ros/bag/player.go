@@ -85,6 +85,10 @@ func Play(ctx context.Context, node *ros.Node, r *Reader, o PlayOptions) (PlaySt
 		if !playable(ti.Name, o) {
 			continue
 		}
+		if ti.Type == "" {
+			log.Warn("bag: play: topic without a type (no schema): not played", "topic", ti.Name)
+			continue
+		}
 		hash := ti.TypeHash
 		if hash == "" {
 			if t, err := r.Type(ti.Name, nil); err == nil {

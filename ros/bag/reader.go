@@ -84,6 +84,10 @@ func Open(path string, o ReaderOptions) (*Reader, error) {
 			if r.meta, err = ParseMetadata(b); err != nil {
 				return nil, fmt.Errorf("bag: %s: %w", filepath.Join(path, MetadataFile), err)
 			}
+			if r.meta.CompressionMode != "" {
+				return nil, fmt.Errorf("%w: %s: rosbag2's %s compression (%s) of whole files or messages: decompress it first (MCAP's own chunk compression is read)",
+					ErrUnsupported, path, r.meta.CompressionMode, r.meta.CompressionFormat)
+			}
 			for _, p := range r.meta.RelativeFilePaths {
 				full := filepath.Join(path, p)
 				if _, err := os.Stat(full); err != nil {
@@ -361,6 +365,9 @@ func (r *Reader) Messages(o ReadOptions) iter.Seq2[Message, error] {
 				if len(fo.Channels) == 0 && len(bf.r.Problems) == 0 {
 					continue
 				}
+				if fo.Channels == nil {
+					fo.Channels = []uint16{} // none of them: only the file's problems
+				}
 			}
 			next, stop := iter.Pull2(bf.r.Messages(fo))
 			srcs = append(srcs, &source{next: next, stop: stop, file: bf})
@@ -419,6 +426,10 @@ func (r *Reader) Messages(o ReadOptions) iter.Seq2[Message, error] {
 		}
 	}
 }
+
+// ErrUnsupported is matched by the error for a bag this package cannot
+// read: rosbag2's file or message compression, a storage other than MCAP.
+var ErrUnsupported = errors.New("bag: unsupported")
 
 // ErrDecode is matched by the errors for a message that cannot be
 // decoded.
