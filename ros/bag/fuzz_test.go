@@ -10,7 +10,7 @@ import (
 // serialized_metadata record: errors, never a panic.
 func FuzzParseMetadata(f *testing.F) {
 	m := Metadata{Version: 9, StorageIdentifier: "mcap", RelativeFilePaths: []string{"a_0.mcap"},
-		Topics: []TopicInfo{{Name: "/a", Type: "std_msgs/msg/String", SerializationFormat: "cdr", OfferedQoS: []QoS{{History: 1, Depth: 10}}}},
+		Topics:     []TopicInfo{{Name: "/a", Type: "std_msgs/msg/String", SerializationFormat: "cdr", OfferedQoS: []QoS{{History: 1, Depth: 10}}}},
 		CustomData: map[string]string{"k": "v"}}
 	f.Add([]byte(m.FileYAML()))
 	f.Add([]byte(m.MarshalYAML()))
