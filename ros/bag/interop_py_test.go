@@ -18,19 +18,42 @@ import (
 )
 
 // bagPeer runs testdata/bag_peer.py (the mcap, mcap-ros2-support and
-// rosbags packages of .ci/requirements-bag.txt) and returns its output.
-func bagPeer(t testing.TB, args ...string) []byte {
+// rosbags packages of .ci/requirements-bag.txt) with commands, in one
+// process, and returns the output of each.
+func bagPeer(t testing.TB, cmds ...[]string) [][]byte {
 	t.Helper()
 	py := peers.Python(t, "mcap", "mcap_ros2", "rosbags", "numpy")
-	cmd := exec.Command(py, append([]string{filepath.Join("testdata", "bag_peer.py")}, args...)...)
+	args := []string{filepath.Join("testdata", "bag_peer.py")}
+	for i, c := range cmds {
+		if i > 0 {
+			args = append(args, "--")
+		}
+		args = append(args, c...)
+	}
+	cmd := exec.Command(py, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("bag_peer.py %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+		t.Fatalf("bag_peer.py %s: %v\n%s", strings.Join(args[1:], " "), err, stderr.Bytes())
 	}
-	return out
+	var outs [][]byte
+	for _, line := range bytes.SplitAfter(out, []byte("\n")) {
+		if bytes.HasPrefix(line, []byte(`{"__cmd__"`)) {
+			outs = append(outs, nil)
+			continue
+		}
+		if len(outs) > 0 {
+			outs[len(outs)-1] = append(outs[len(outs)-1], line...)
+		}
+	}
+	if len(outs) != len(cmds) {
+		t.Fatalf("bag_peer.py ran %d of %d commands", len(outs), len(cmds))
+	}
+	return outs
 }
+
+func cmd(args ...string) []string { return args }
 
 // peerMessage is a message as bag_peer.py prints it.
 type peerMessage struct {
@@ -190,15 +213,20 @@ func TestPeersReadAforBags(t *testing.T) {
 		}
 	}
 	for _, c := range []bag.Compression{bag.CompressionNone, bag.CompressionZstd, bag.CompressionLZ4} {
-		t.Run(string("compression "+c), func(t *testing.T) {
+		name := string(c)
+		if name == "" {
+			name = "uncompressed"
+		}
+		t.Run(name, func(t *testing.T) {
 			o := bag.WriterOptions{Compression: c, ChunkSize: 4096, ROSDistro: "kilted"}
 			path := writeBag(t, t.TempDir(), o, msgs)
 			file := filepath.Join(path, "sample_bag_0.mcap")
-			compareWithPeer(t, path, peerMessages(t, bagPeer(t, "read-mcap", file)), true)
-			checkInfo(t, file, bagPeer(t, "info-mcap", file), false)
-			path = writeBag(t, t.TempDir(), o, forRosbags)
-			compareWithPeer(t, path, peerMessages(t, bagPeer(t, "read-rosbags", path)), false)
-			checkInfo(t, path, bagPeer(t, "info-rosbags", path), true)
+			rbPath := writeBag(t, t.TempDir(), o, forRosbags)
+			outs := bagPeer(t, cmd("read-mcap", file), cmd("info-mcap", file), cmd("read-rosbags", rbPath), cmd("info-rosbags", rbPath))
+			compareWithPeer(t, path, peerMessages(t, outs[0]), true)
+			checkInfo(t, file, outs[1], false)
+			compareWithPeer(t, rbPath, peerMessages(t, outs[2]), false)
+			checkInfo(t, rbPath, outs[3], true)
 		})
 	}
 }
@@ -253,12 +281,25 @@ func checkInfo(t *testing.T, path string, out []byte, rosbags bool) {
 // what the peers read, and the same counts, times and types.
 func TestAforReadsPeerBags(t *testing.T) {
 	dir := t.TempDir()
-	for _, c := range []string{"none", "zstd", "lz4"} {
+	mcaps, folders := []string{"none", "zstd", "lz4"}, []string{"none", "zstd"}
+	var writes, reads [][]string
+	for _, c := range mcaps {
+		file := filepath.Join(dir, "m_"+c+".mcap")
+		writes = append(writes, cmd("write-mcap", file, c))
+		reads = append(reads, cmd("read-mcap", file), cmd("info-mcap", file))
+	}
+	for _, c := range folders {
+		path := filepath.Join(dir, "rb_"+c)
+		writes = append(writes, cmd("write-rosbags", path, c))
+		reads = append(reads, cmd("read-rosbags", path), cmd("info-rosbags", path))
+	}
+	bagPeer(t, writes...)
+	outs := bagPeer(t, reads...)
+	for i, c := range mcaps {
 		t.Run("mcap_ros2 "+c, func(t *testing.T) {
 			file := filepath.Join(dir, "m_"+c+".mcap")
-			bagPeer(t, "write-mcap", file, c)
-			compareWithPeer(t, file, peerMessages(t, bagPeer(t, "read-mcap", file)), true)
-			checkInfo(t, file, bagPeer(t, "info-mcap", file), false)
+			compareWithPeer(t, file, peerMessages(t, outs[2*i]), true)
+			checkInfo(t, file, outs[2*i+1], false)
 			r, err := bag.Open(file, bag.ReaderOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -269,12 +310,12 @@ func TestAforReadsPeerBags(t *testing.T) {
 			}
 		})
 	}
-	for _, c := range []string{"none", "zstd"} {
+	for i, c := range folders {
+		k := 2 * (len(mcaps) + i)
 		t.Run("rosbags "+c, func(t *testing.T) {
 			path := filepath.Join(dir, "rb_"+c)
-			bagPeer(t, "write-rosbags", path, c)
-			compareWithPeer(t, path, peerMessages(t, bagPeer(t, "read-rosbags", path)), false)
-			checkInfo(t, path, bagPeer(t, "info-rosbags", path), true)
+			compareWithPeer(t, path, peerMessages(t, outs[k]), false)
+			checkInfo(t, path, outs[k+1], true)
 			r, err := bag.Open(path, bag.ReaderOptions{})
 			if err != nil {
 				t.Fatal(err)

@@ -4,7 +4,9 @@ Reads with the `mcap` package and `mcap-ros2-support` (Foxglove's), and with
 `rosbags` (Ternaris's), and writes bags with both. Every command prints JSON
 on stdout: messages as one object per line, {"topic", "log_time",
 "publish_time", "sequence", "msg"}, msg being the decoded message as plain
-JSON values (byte arrays as lists of numbers, floats as numbers).
+JSON values (byte arrays as lists of numbers, floats as numbers). Several
+commands separated by "--" run in one process (Python and numpy start
+once), each output after a line {"__cmd__": i}.
 
   read-mcap FILE            every message, decoded by mcap_ros2
   read-rosbags PATH         every message, decoded by rosbags's typestore
@@ -204,9 +206,22 @@ def build(store, typ, value):
 
 
 def main():
-    cmd, args = sys.argv[1], sys.argv[2:]
-    {"read-mcap": read_mcap, "read-rosbags": read_rosbags, "info-rosbags": info_rosbags,
-     "info-mcap": info_mcap, "write-mcap": write_mcap, "write-rosbags": write_rosbags}[cmd](*args)
+    """Runs the commands of the arguments, separated by "--", one after the
+    other in this process, each output preceded by a line {"__cmd__": i}."""
+    cmds = {"read-mcap": read_mcap, "read-rosbags": read_rosbags, "info-rosbags": info_rosbags,
+            "info-mcap": info_mcap, "write-mcap": write_mcap, "write-rosbags": write_rosbags}
+    args, group = [], []
+    for a in sys.argv[1:] + ["--"]:
+        if a == "--":
+            if group:
+                args.append(group)
+            group = []
+        else:
+            group.append(a)
+    for i, (cmd, *rest) in enumerate(args):
+        print(json.dumps({"__cmd__": i}), flush=True)
+        cmds[cmd](*rest)
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":
