@@ -27,6 +27,10 @@ type PlayOptions struct {
 	// Delay waits this long (wall time) after creating the publishers
 	// before the first message, so that subscriptions can match them.
 	Delay time.Duration
+	// WaitSubscriptions lists topics whose publishers must reach a
+	// subscription before the first message (within ctx): a test's
+	// subscriber then misses nothing.
+	WaitSubscriptions []string
 	// ClockHz publishes /clock (rosgraph_msgs/Clock) at this rate with the
 	// bag's time, so that nodes with use_sim_time follow it; 0 publishes
 	// none.
@@ -121,6 +125,15 @@ func Play(ctx context.Context, node *ros.Node, r *Reader, o PlayOptions) (PlaySt
 			return st, err
 		}
 		defer clock.Close()
+	}
+	for _, topic := range o.WaitSubscriptions {
+		p, ok := pubs[topic]
+		if !ok {
+			return st, fmt.Errorf("bag: play: cannot wait for subscriptions of %s: not played", topic)
+		}
+		if err := p.WaitForSubscriptions(ctx, 1); err != nil {
+			return st, fmt.Errorf("bag: play: waiting for a subscription of %s: %w", topic, err)
+		}
 	}
 	if o.Delay > 0 {
 		if err := sleepCtx(ctx, o.Delay); err != nil {
