@@ -233,7 +233,6 @@ func (r *Recorder) subscribe(topic string, pubs []ros.Endpoint) error {
 		return err
 	}
 	clock := r.node.Clock()
-	var seen atomic.Uint64
 	handle := func(m ros.RawMessage) {
 		r.received.Add(1)
 		n := int64(len(m.Payload))
@@ -259,18 +258,10 @@ func (r *Recorder) subscribe(topic string, pubs []ros.Endpoint) error {
 			r.drop(topic)
 		}
 	}
-	sub.OnInput(func(m ros.RawMessage) {
-		seen.Add(1)
-		handle(m)
-	})
 	// A middleware may deliver a TRANSIENT_LOCAL publisher's kept messages
-	// as the subscription is created, before the callback above: the
-	// latest of them is the sub's value.
-	if sub.Stats().Inputs > 0 && seen.Load() == 0 {
-		if v, ok := sub.Value(); ok {
-			handle(v)
-		}
-	}
+	// as the subscription is created: the sub keeps them for its first
+	// consumer, this callback, which gets them first (afor.WithBacklog).
+	sub.OnInput(handle)
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
