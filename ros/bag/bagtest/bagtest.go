@@ -66,8 +66,10 @@ type testing interface {
 	Context() context.Context
 	Failed() bool
 	Name() string
-	ArtifactDir() string
 }
+
+// artifacts is testing.TB's ArtifactDir (Go 1.26).
+type artifacts interface{ ArtifactDir() string }
 
 // Messages returns the selected messages of the bag at path in receive-
 // time order, paced by o.Rate (or pulled as fast as the loop body runs).

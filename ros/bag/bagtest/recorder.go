@@ -48,8 +48,9 @@ func NewRecorder(t testing, o RecorderOptions) *Recorder {
 	name := strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
 	dir, temp := o.Dir, false
 	if dir == "" {
-		if f := flag.Lookup("test.artifacts"); f != nil && f.Value.String() == "true" {
-			dir = t.ArtifactDir()
+		ad, ok := t.(artifacts)
+		if f := flag.Lookup("test.artifacts"); ok && f != nil && f.Value.String() == "true" {
+			dir = ad.ArtifactDir()
 		} else {
 			var err error
 			if dir, err = os.MkdirTemp("", "afor-bag-"); err != nil {
