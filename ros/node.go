@@ -31,6 +31,7 @@ type Node struct {
 	clock  *Clock
 
 	qosEvents qosEventHub // incompatible QoS callbacks (qos_event.go)
+	subEvents sync.Map    // *afor.Sub[V] -> *subscriptionEvents (events.go)
 
 	mu      sync.Mutex
 	closed  bool

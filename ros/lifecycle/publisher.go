@@ -74,3 +74,8 @@ func (p *Publisher[T, PT]) SubscriptionCount() int { return p.pub.SubscriptionCo
 func (p *Publisher[T, PT]) WaitForSubscriptions(ctx context.Context, n int) error {
 	return p.pub.WaitForSubscriptions(ctx, n)
 }
+
+// Events returns the publisher's QoS events (see [ros.Publisher.Events]).
+// A deadline counts only what went out: an inactive lifecycle publisher
+// misses its deadline.
+func (p *Publisher[T, PT]) Events() *ros.PublisherEvents { return p.pub.Events() }
