@@ -90,6 +90,19 @@
 // memory (rmw_zenoh's liveliness tokens, which go with the session of a
 // process that died; rmw_zenoh itself has no QoS events).
 //
+// # Type descriptions
+//
+// Every node serves ~/get_type_description
+// (type_description_interfaces/srv/GetTypeDescription), as rclpy's nodes
+// do, for the types its publishers, subscriptions, services, clients and
+// actions use, looked up by RIHS01 hash, with the interface files as type
+// sources: the shipped definitions (package interfaces) and those given
+// with [WithInterfaces]. The read-only parameter
+// start_type_description_service ("-p start_type_description_service:=false")
+// turns it off. A [TypeDescriptionClient] asks another node, and
+// ros/dynmsg's NewTypeFromDescription builds a type this process has no
+// definition of from the answer.
+//
 // # Large messages
 //
 // A received message is yours to keep, and read-only: afor never writes or

@@ -114,6 +114,7 @@ func eventSub[E any](n *Node, topic, what string) *afor.Sub[E] {
 
 // publisherEvents runs the QoS events of one publisher.
 type publisherEvents struct {
+	untype   func() // unregisters the type from the node's type cache
 	pub      PublisherEvents
 	deadline *leaseTimer // nil without a deadline
 	lease    *leaseTimer // nil unless MANUAL_BY_TOPIC with a lease
@@ -122,7 +123,7 @@ type publisherEvents struct {
 
 // newPublisherEvents starts the events of publisher rp on topic.
 func newPublisherEvents(n *Node, topic string, t rmw.Type, q QoS, rp rmw.Publisher) *publisherEvents {
-	e := &publisherEvents{pub: PublisherEvents{
+	e := &publisherEvents{untype: n.types.add(t), pub: PublisherEvents{
 		DeadlineMissed:  eventSub[DeadlineMissed](n, topic, "offered deadline missed"),
 		LivelinessLost:  eventSub[LivelinessLost](n, topic, "liveliness lost"),
 		Matched:         eventSub[Matched](n, topic, "publication matched"),
@@ -161,6 +162,7 @@ func (e *publisherEvents) published() {
 
 // close stops the events and closes their subs.
 func (e *publisherEvents) close() {
+	e.untype()
 	e.deadline.stop()
 	e.lease.stop()
 	e.status.stop()
@@ -172,6 +174,7 @@ func (e *publisherEvents) close() {
 
 // subscriptionEvents runs the QoS events of one subscription.
 type subscriptionEvents struct {
+	untype   func() // unregisters the type from the node's type cache
 	pub      *SubscriptionEvents
 	deadline *leaseTimer // nil without a deadline
 	lost     lostTracker
@@ -180,7 +183,7 @@ type subscriptionEvents struct {
 
 // newSubscriptionEvents starts the events of subscription rs on topic.
 func newSubscriptionEvents(n *Node, topic string, t rmw.Type, q QoS) *subscriptionEvents {
-	e := &subscriptionEvents{pub: &SubscriptionEvents{
+	e := &subscriptionEvents{untype: n.types.add(t), pub: &SubscriptionEvents{
 		DeadlineMissed:    eventSub[DeadlineMissed](n, topic, "requested deadline missed"),
 		LivelinessChanged: eventSub[LivelinessChanged](n, topic, "liveliness changed"),
 		MessageLost:       eventSub[MessageLost](n, topic, "message lost"),
@@ -226,6 +229,7 @@ func (e *subscriptionEvents) received(info rmw.MessageInfo) {
 
 // close stops the events and closes their subs.
 func (e *subscriptionEvents) close() {
+	e.untype()
 	e.deadline.stop()
 	e.status.stop()
 	e.pub.DeadlineMissed.Close()

@@ -19,7 +19,8 @@ import (
 	"github.com/afor-go/afor/ros/msgs/std_msgs"
 )
 
-// pyEvents runs testdata/rclpy_events.py and gives its events.
+// pyEvents runs a Python script of testdata that prints JSON events, one
+// per line, and takes commands on stdin.
 type pyEvents struct {
 	t       *testing.T
 	cmd     *exec.Cmd
@@ -28,9 +29,9 @@ type pyEvents struct {
 	backlog []pyEvent // events next passed over, kept for later calls
 }
 
-func startPyEvents(t *testing.T, p rclpyPeer, prefix string) *pyEvents {
+func startPyEvents(t *testing.T, p rclpyPeer, script string, args ...string) *pyEvents {
 	t.Helper()
-	cmd := exec.Command(p.launcher, filepath.Join("testdata", "rclpy_events.py"), prefix)
+	cmd := exec.Command(p.launcher, append([]string{filepath.Join("testdata", script)}, args...)...)
 	cmd.Env = append(os.Environ(), p.env...)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
@@ -155,7 +156,7 @@ func TestEventsInteropRclpy(t *testing.T) {
 	}
 	offered := pub.Events().DeadlineMissed.Listener(ctx, afor.QueueSize(0))
 
-	py := startPyEvents(t, peer, prefix)
+	py := startPyEvents(t, peer, "rclpy_events.py", prefix)
 	py.next(ctx, isEvent("ready"))
 	// rclpy -> Go: messages flow, the publisher is alive.
 	if _, err := sub.WaitForNext(ctx); err != nil {
@@ -234,6 +235,16 @@ func TestEventsInteropRclpy(t *testing.T) {
 	if err != nil || l.AliveCount != 0 || l.NotAliveCountChange != 1 || l.AliveCountChange != -1 {
 		t.Errorf("liveliness after rclpy died: %+v %v", l, err)
 	}
+}
+
+// sendJSON sends cmd as one line of JSON.
+func (py *pyEvents) sendJSON(cmd map[string]any) {
+	py.t.Helper()
+	b, err := json.Marshal(cmd)
+	if err != nil {
+		py.t.Fatal(err)
+	}
+	py.send(string(b))
 }
 
 func (py *pyEvents) send(line string) {

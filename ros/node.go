@@ -32,6 +32,7 @@ type Node struct {
 
 	qosEvents qosEventHub // incompatible QoS callbacks (qos_event.go)
 	subEvents sync.Map    // *afor.Sub[V] -> *subscriptionEvents (events.go)
+	types     typeCache   // the types the node uses (type_description.go)
 
 	mu      sync.Mutex
 	closed  bool
