@@ -106,11 +106,11 @@ func TestTypeFromDescriptionHostile(t *testing.T) {
 		{"many fields", many, "fields, the limit"},
 		{"many types", tooManyTypes, "types, the limit"},
 		{"explosion", &idl.TypeDescription{
-			Type:       idl.IndividualTypeDescription{TypeName: "x/msg/A", Fields: []idl.FieldDescription{field("b", 1+48, 1 << 12, "x/msg/B")}},
-			Referenced: []idl.IndividualTypeDescription{{TypeName: "x/msg/B", Fields: []idl.FieldDescription{field("v", 2+48, 1 << 12, "")}}},
+			Type:       idl.IndividualTypeDescription{TypeName: "x/msg/A", Fields: []idl.FieldDescription{field("b", 1+48, 1<<12, "x/msg/B")}},
+			Referenced: []idl.IndividualTypeDescription{{TypeName: "x/msg/B", Fields: []idl.FieldDescription{field("v", 2+48, 1<<12, "")}}},
 		}, "more than"},
 		{"huge array", &idl.TypeDescription{
-			Type: idl.IndividualTypeDescription{TypeName: "x/msg/A", Fields: []idl.FieldDescription{field("v", 2+48, 1 << 30, "")}},
+			Type: idl.IndividualTypeDescription{TypeName: "x/msg/A", Fields: []idl.FieldDescription{field("v", 2+48, 1<<30, "")}},
 		}, "capacity"},
 		{"missing", &idl.TypeDescription{
 			Type: idl.IndividualTypeDescription{TypeName: "x/msg/A", Fields: []idl.FieldDescription{field("b", 1, 0, "x/msg/Nope")}},
