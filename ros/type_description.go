@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -66,14 +68,45 @@ func (l *typeLibrary) load(c *Context) {
 		if len(l.extra) == 0 {
 			return
 		}
+		// The given definitions, then the shipped ones they may refer to
+		// (a given type of a shipped name wins).
 		l.user = idl.NewRegistry()
-		for _, f := range l.extra {
-			if err := l.user.LoadFS(f); err != nil {
+		for _, f := range append(slices.Clone(l.extra), interfaces.FS()) {
+			if err := loadEach(l.user, f); err != nil {
 				c.logger.Warn("ros: WithInterfaces: an interface does not load", "err", err)
 			}
 			l.userFS = append(l.userFS, f)
 		}
 	})
+}
+
+// loadEach registers the interface files of fsys in reg, as LoadFS does,
+// but goes on past a file that does not load (the first error is
+// returned) and skips the types reg holds already.
+func loadEach(reg *idl.Registry, fsys fs.FS) error {
+	var first error
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		kind := strings.TrimPrefix(path.Ext(p), ".")
+		dir := path.Dir(p)
+		if (kind != "msg" && kind != "srv" && kind != "action") || path.Base(dir) != kind {
+			return nil
+		}
+		if info, err := d.Info(); err != nil || info.Size() > idl.MaxFileSize {
+			return nil
+		}
+		src, err := fs.ReadFile(fsys, p)
+		if err == nil {
+			err = reg.AddFile(path.Base(path.Dir(dir)), p, src)
+		}
+		if err != nil && !errors.Is(err, idl.ErrDuplicate) && first == nil {
+			first = err
+		}
+		return nil
+	})
+	return errors.Join(err, first)
 }
 
 // describe returns the description of the type named name whose hash is

@@ -5,11 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/afor-go/afor/ros/cdr"
+	"github.com/afor-go/afor/ros/dynmsg"
+	"github.com/afor-go/afor/ros/idl"
 	"github.com/afor-go/afor/ros/interfaces"
 	"github.com/afor-go/afor/ros/msgs/geometry_msgs"
 	"github.com/afor-go/afor/ros/msgs/sensor_msgs"
@@ -22,10 +27,15 @@ import (
 // types (default values included), and a Go client gets an rclpy node's,
 // equal to those the Go registry computes, with their sources.
 func TestTypeDescriptionInteropRclpy(t *testing.T) {
-	peer := rclpyMiddleware(t, "std_msgs", "test_msgs", "sensor_msgs", "geometry_msgs", "std_srvs", "type_description_interfaces")
+	peer := rclpyMiddleware(t, "std_msgs", "test_msgs", "sensor_msgs", "geometry_msgs", "std_srvs", "type_description_interfaces",
+		"afor_test_msgs")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	c, err := Open(ctx, WithMiddleware(peer.mw), WithDomainID(peer.domain), WithLogger(slog.New(slog.DiscardHandler)))
+	// afor_test_msgs: a package afor neither ships nor generates; the Go
+	// node has its definitions at run time only.
+	custom := os.DirFS(filepath.Join("testdata", "interfaces"))
+	c, err := Open(ctx, WithMiddleware(peer.mw), WithDomainID(peer.domain), WithLogger(slog.New(slog.DiscardHandler)),
+		WithInterfaces(custom))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +56,23 @@ func TestTypeDescriptionInteropRclpy(t *testing.T) {
 	if _, err := NewServer(n, "/types/set", std_srvs.SetBool{}); err != nil {
 		t.Fatal(err)
 	}
-	types := []cdr.Named{&test_msgs.Defaults{}, &sensor_msgs.NavSatStatus{}, &geometry_msgs.PoseStamped{}, std_srvs.SetBool{}}
+	customReg := idl.NewRegistry()
+	if err := customReg.LoadFS(custom); err != nil {
+		t.Fatal(err)
+	}
+	if err := interfaces.Load(customReg); err != nil {
+		t.Fatal(err)
+	}
+	readingHash, err := customReg.TypeHash("afor_test_msgs/msg/Reading")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reading := RawType{Name: "afor_test_msgs/msg/Reading", Hash: readingHash}
+	if _, err := NewRawPublisher(n, "/types/reading_go", reading, QoSDefault); err != nil {
+		t.Fatal(err)
+	}
+	types := []cdr.Named{&test_msgs.Defaults{}, &sensor_msgs.NavSatStatus{}, &geometry_msgs.PoseStamped{}, std_srvs.SetBool{},
+		rawNamed(reading)}
 	py := startPyEvents(t, peer, "rclpy_typedesc.py")
 	py.next(ctx, isEvent("ready"))
 
@@ -71,10 +97,7 @@ func TestTypeDescriptionInteropRclpy(t *testing.T) {
 	}
 
 	// The Go client asks the rclpy node.
-	reg, err := interfaces.Registry()
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg := customReg
 	tc, err := NewTypeDescriptionClient(n, "/py_types")
 	if err != nil {
 		t.Fatal(err)
@@ -101,5 +124,40 @@ func TestTypeDescriptionInteropRclpy(t *testing.T) {
 	}
 	if _, err := tc.Get(ctx, "std_msgs/msg/Bool", "RIHS01_feb91e995ff9ebd09c0cb3d2aed18b11077585839fb5db80193b62d74528f6c9", false); !errors.Is(err, ErrTypeDescription) {
 		t.Errorf("a type rclpy does not use: %v", err)
+	}
+
+	// A Go node with no definition of afor_test_msgs hears rclpy's
+	// readings: the type, as rclpy's node describes it, with the hash the
+	// graph advertises.
+	g, err := n.Graph().WaitFor(ctx, func(g *GraphSnapshot) bool { return len(g.Publishers("/types/reading")) > 0 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := g.Publishers("/types/reading")[0]
+	info, err := tc.Get(ctx, ep.Type, ep.TypeHash, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ, err := dynmsg.NewTypeFromDescription(info.Description)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if typ.Hash() != ep.TypeHash || typ.Hash() != readingHash {
+		t.Fatalf("the described type hashes to %s; the graph says %s, our definition %s", typ.Hash(), ep.TypeHash, readingHash)
+	}
+	sub, err := SubscribeRaw(n, "/types/reading", RawType{Name: typ.Name(), Hash: typ.Hash()}, QoSDefault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := sub.WaitForNext(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := typ.Decode(m.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := typ.FormatYAML(msg, dynmsg.FormatOptions{FlowStyle: true}); !strings.Contains(got, "kind: 2\nvalues: [0.5, 1.5, 2.5]\nlabel: py\nsamples: [{id: 7, ok: true, tags: [x]}]") {
+		t.Errorf("rclpy's reading, decoded:\n%s", got)
 	}
 }

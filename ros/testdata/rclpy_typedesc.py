@@ -1,11 +1,14 @@
 """An rclpy peer for the Go type description tests (type_description_py_test.go).
 
-Usage: python rclpy_typedesc.py [PKG_PREFIX_TYPES...]
+Usage: python rclpy_typedesc.py
 
 It runs a node "py_types" that uses test_msgs/msg/Defaults,
 sensor_msgs/msg/NavSatStatus and geometry_msgs/msg/PoseStamped (publishers
-on /types/defaults, /types/nav, /types/pose) and std_srvs/srv/SetBool (a
-server on /types/set), so that its ~/get_type_description serves them.
+on /types/defaults, /types/nav, /types/pose), std_srvs/srv/SetBool (a
+server on /types/set) and afor_test_msgs/msg/Reading, a package afor does
+not ship (built by .ci/build-interfaces from ros/testdata/interfaces; a
+publisher on /types/reading, of a reading with kind 2 and label "py" every
+100 ms), so that its ~/get_type_description serves them.
 
 Commands, one JSON object per line on stdin; answers one per line on stdout:
 
@@ -35,6 +38,8 @@ from std_srvs.srv import SetBool
 from test_msgs.msg import Defaults
 from type_description_interfaces.srv import GetTypeDescription
 
+from afor_test_msgs.msg import Reading, Sample
+
 
 def emit(ev):
     sys.stdout.write(json.dumps(ev) + "\n")
@@ -58,6 +63,9 @@ def main():
     node.create_publisher(NavSatStatus, "/types/nav", 10)
     node.create_publisher(PoseStamped, "/types/pose", 10)
     node.create_service(SetBool, "/types/set", lambda req, res: res)
+    readings = node.create_publisher(Reading, "/types/reading", 10)
+    reading = Reading(kind=Reading.KIND_ANGLE, label="py", samples=[Sample(id=7, tags=["x"])])
+    node.create_timer(0.1, lambda: readings.publish(reading))
     ex = MultiThreadedExecutor(num_threads=3)
     ex.add_node(node)
     threading.Thread(target=ex.spin, daemon=True).start()
