@@ -70,6 +70,9 @@ func TestInteropRclpyDrivesGoNode(t *testing.T) {
 		t.Helper()
 		return p.call(map[string]any{"cmd": "change", "label": label}, "changed")["success"].(bool)
 	}
+	// A query first (asked again if its reply is lost to matching still
+	// under way): then changes of state are answered.
+	p.call(map[string]any{"cmd": "get"}, "state")
 	// Warm up until rclpy's subscription hears the events (volatile: what
 	// is published before it matched is not for it), then start clean.
 	for i := 0; ; i++ {

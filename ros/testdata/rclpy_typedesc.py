@@ -78,12 +78,18 @@ def main():
             clients[target] = cl
         if not cl.wait_for_service(timeout_sec=20):
             raise TimeoutError("no service " + cl.srv_name)
-        done = threading.Event()
-        fut = cl.call_async(GetTypeDescription.Request(type_name=name, type_hash=hash_, include_type_sources=True))
-        fut.add_done_callback(lambda f: done.set())
-        if not done.wait(20):
-            raise TimeoutError("no reply from " + cl.srv_name)
-        return fut.result()
+        # wait_for_service looks at the graph only: a first request may
+        # reach the server before its reply writer matched this client's
+        # reader, and a DDS server then drops the reply after its
+        # max_blocking_time (Fast DDS's and ours alike). Ask again.
+        for attempt in range(4):
+            done = threading.Event()
+            fut = cl.call_async(GetTypeDescription.Request(type_name=name, type_hash=hash_, include_type_sources=True))
+            fut.add_done_callback(lambda f: done.set())
+            if done.wait(5):
+                return fut.result()
+            cl.remove_pending_request(fut)
+        raise TimeoutError("no reply from " + cl.srv_name)
 
     emit({"ev": "ready"})
     for line in sys.stdin:

@@ -83,13 +83,19 @@ class Managed(LifecycleNode):
         return TransitionCallbackReturn.SUCCESS
 
 
-def call(client, request):
-    done = threading.Event()
-    fut = client.call_async(request)
-    fut.add_done_callback(lambda f: done.set())
-    if not done.wait(20):
-        raise TimeoutError("no reply from " + client.srv_name)
-    return fut.result()
+def call(client, request, retry=False):
+    # wait_for_service looks at the graph only: a first request may reach
+    # the server before its reply writer matched this client's reader, and
+    # a DDS server then drops the reply after its max_blocking_time. A
+    # query (retry) is asked again; a change of state is not.
+    for attempt in range(4 if retry else 1):
+        done = threading.Event()
+        fut = client.call_async(request)
+        fut.add_done_callback(lambda f: done.set())
+        if done.wait(5 if retry else 20):
+            return fut.result()
+        client.remove_pending_request(fut)
+    raise TimeoutError("no reply from " + client.srv_name)
 
 
 def main():
@@ -127,10 +133,10 @@ def main():
                 req.transition = Transition(id=cmd.get("id", 0), label=cmd.get("label", ""))
                 emit({"ev": "changed", "success": call(change, req).success})
             elif cmd["cmd"] == "get":
-                s = call(get, GetState.Request()).current_state
+                s = call(get, GetState.Request(), retry=True).current_state
                 emit({"ev": "state", "id": s.id, "label": s.label})
             elif cmd["cmd"] == "available":
-                ts = call(available, GetAvailableTransitions.Request()).available_transitions
+                ts = call(available, GetAvailableTransitions.Request(), retry=True).available_transitions
                 emit({"ev": "available", "list": ["%s [%d] %s->%s" % (t.transition.label, t.transition.id,
                                                                       t.start_state.label, t.goal_state.label)
                                                   for t in ts]})
