@@ -222,7 +222,11 @@ func (e *subscriptionEvents) watch(n *Node, topic string, t rmw.Type, rs rmw.Sub
 // received records a message received now from a publisher.
 func (e *subscriptionEvents) received(info rmw.MessageInfo) {
 	if e.deadline != nil {
-		e.deadline.hit()
+		if info.ReceivedTime.IsZero() {
+			e.deadline.hit()
+		} else {
+			e.deadline.hitAt(info.ReceivedTime)
+		}
 	}
 	e.lost.saw(info.PublisherGID, info.Sequence)
 }
@@ -248,7 +252,11 @@ const maxTrackedPublishers = 4096
 // not count what came before); a number at or below the last one (a
 // duplicate, history after live data) is not a gap.
 type lostTracker struct {
-	mu     sync.Mutex
+	mu sync.Mutex
+	// one and oneSeq are the publisher heard last and its last number (a
+	// topic with one publisher needs no map); last holds the others.
+	one    rmw.GID
+	oneSeq int64
 	last   map[rmw.GID]int64
 	total  int
 	report func(total, change int)
@@ -259,17 +267,28 @@ func (l *lostTracker) saw(gid rmw.GID, seq int64) {
 		return // the middleware numbers nothing
 	}
 	l.mu.Lock()
-	if l.last == nil || len(l.last) >= maxTrackedPublishers {
-		// Bounded: past so many publishers (most of them gone), start
-		// again; a gap across the reset goes uncounted.
-		l.last = map[rmw.GID]int64{}
+	var prev int64
+	known := false
+	if l.oneSeq != 0 && gid == l.one {
+		prev, known = l.oneSeq, true
+	} else {
+		if l.oneSeq != 0 { // another publisher: keep the previous one's number
+			if l.last == nil || len(l.last) >= maxTrackedPublishers {
+				// Bounded: past so many publishers (most of them gone),
+				// start again; a gap across the reset goes uncounted.
+				l.last = map[rmw.GID]int64{}
+			}
+			l.last[l.one] = l.oneSeq
+		}
+		prev, known = l.last[gid]
+		delete(l.last, gid)
 	}
-	prev, known := l.last[gid]
 	if known && seq <= prev {
+		l.one, l.oneSeq = gid, prev
 		l.mu.Unlock()
 		return
 	}
-	l.last[gid] = seq
+	l.one, l.oneSeq = gid, seq
 	gap := 0
 	if known && seq > prev+1 {
 		gap = int(min(seq-prev-1, 1<<30))

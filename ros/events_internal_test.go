@@ -2,6 +2,7 @@ package ros
 
 import (
 	"testing"
+	"time"
 
 	"github.com/afor-go/afor/ros/internal/rmw"
 )
@@ -48,10 +49,41 @@ func TestLostTrackerBounded(t *testing.T) {
 		g[0], g[1] = byte(i), byte(i>>8)
 		l.saw(g, 1)
 	}
-	if len(l.last) > maxTrackedPublishers {
+	if len(l.last) >= maxTrackedPublishers {
 		t.Errorf("%d publishers tracked", len(l.last))
 	}
 	if reports != 0 {
 		t.Errorf("%d reports", reports)
 	}
+}
+
+// BenchmarkEventsPerMessage measures what the QoS events add to each
+// message a subscription receives: the lost-message bookkeeping always,
+// the deadline timer's hit when a deadline is set. Compare with
+// BenchmarkEcho's per-hop cost.
+func BenchmarkEventsPerMessage(b *testing.B) {
+	b.Run("lost", func(b *testing.B) {
+		l := lostTracker{report: func(int, int) {}}
+		gid := rmw.GID{1}
+		seq := int64(0)
+		for b.Loop() {
+			seq++
+			l.saw(gid, seq)
+		}
+	})
+	b.Run("deadline", func(b *testing.B) { // a subscription's: the time received is known
+		d := newLeaseTimer(time.Hour, true, func(int, int) {})
+		defer d.stop()
+		at := time.Now()
+		for b.Loop() {
+			d.hitAt(at)
+		}
+	})
+	b.Run("deadline-clock", func(b *testing.B) { // a publisher's: reads the clock
+		d := newLeaseTimer(time.Hour, true, func(int, int) {})
+		defer d.stop()
+		for b.Loop() {
+			d.hit()
+		}
+	})
 }
