@@ -188,6 +188,13 @@ func TestEventsInteropRclpy(t *testing.T) {
 	}()
 	py.next(ctx, isEvent("msg"))
 	py.next(ctx, isEvent("liveliness", func(e pyEvent) bool { return num(e, "alive") == 1 }))
+	// Matched from the DDS protocol: each Go endpoint matched rclpy's.
+	if m, err := waitSub(ctx, ev.Matched, func(m Matched) bool { return m.CurrentCount == 1 }); err != nil || m.TotalCount != 1 {
+		t.Errorf("the subscription's matched: %+v %v", m, err)
+	}
+	if m, err := waitSub(ctx, pub.Events().Matched, func(m Matched) bool { return m.CurrentCount == 1 }); err != nil || m.TotalCount != 1 {
+		t.Errorf("the publisher's matched: %+v %v", m, err)
+	}
 
 	// Both publishers stop: each side's subscription misses deadlines,
 	// and the Go publisher reports its own.
