@@ -148,10 +148,12 @@
 //   - XTypes: TYPE_INFORMATION and TypeLookup are neither sent nor used;
 //     matching uses type names, as Fast DDS and Cyclone do when one side
 //     has no type information.
-//   - Deadline, lifespan on the reader side, liveliness and ownership are
-//     announced and checked for compatibility but not enforced (no missed
-//     deadline or lost liveliness status); the writer drops samples whose
-//     lifespan ended. The WLP builtin endpoints are not created.
+//   - Deadline, lifespan on the reader side and ownership are announced
+//     and checked for compatibility but not enforced (no missed deadline
+//     status: package ros times deadlines above the middleware); the
+//     writer drops samples whose lifespan ended. MANUAL liveliness is not
+//     asserted by the writers (AUTOMATIC is, through WLP; a reader tracks
+//     every kind, see MatchStatus.Alive).
 //   - Multicast user data: endpoints advertise unicast locators only;
 //     multicast is used for SPDP alone.
 //   - UDPv6, TCP and shared-memory transports; DDS Security; content

@@ -1,6 +1,8 @@
 package dds
 
 import (
+	"time"
+
 	"github.com/afor-go/afor"
 	"github.com/afor-go/afor/transport/dds/internal/rtps"
 )
@@ -34,6 +36,9 @@ func NewWriter(p *Participant, t Topic, q QoS) (*Writer, error) {
 	p.publish(&ed)
 	for _, re := range res {
 		p.matchWriter(w, re)
+	}
+	if q.Liveliness == Automatic && q.LivelinessLease > 0 {
+		p.dueBy(time.Now()) // its first liveliness assertion (assertAutomatic)
 	}
 	return w, nil
 }

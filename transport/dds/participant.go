@@ -32,6 +32,10 @@ type Participant struct {
 
 	sedpPubW, sedpSubW *Writer
 	sedpPubR, sedpSubR *Reader
+	wlpW               *Writer
+	wlpR               *Reader
+	wlpMu              sync.Mutex
+	wlpNext            time.Time // the next AUTOMATIC liveliness assertion (liveliness.go)
 
 	mu      sync.RWMutex
 	closed  bool
@@ -194,10 +198,10 @@ func (p *Participant) close(announce bool) error {
 	for _, r := range rs {
 		r.Close()
 	}
-	for _, w := range []*Writer{p.sedpPubW, p.sedpSubW} {
+	for _, w := range []*Writer{p.sedpPubW, p.sedpSubW, p.wlpW} {
 		w.Close()
 	}
-	for _, r := range []*Reader{p.sedpPubR, p.sedpSubR} {
+	for _, r := range []*Reader{p.sedpPubR, p.sedpSubR, p.wlpR} {
 		r.close()
 	}
 	close(p.done)

@@ -74,6 +74,13 @@ type writerProxy struct {
 	frags         map[rtps.SequenceNumber]*reassembly
 	// zeroBase makes pre-emptive ACKNACKs use base 0 (see sendPreemptive).
 	zeroBase bool
+	// Liveliness (liveliness.go): the writer's announced kind and lease
+	// (0: infinite, nothing to track), its last assertion, and whether it
+	// is alive.
+	liveKind   LivelinessKind
+	lease      time.Duration
+	lastAssert time.Time
+	alive      bool
 }
 
 // Reader receives the samples of a topic from the matched writers and
@@ -233,7 +240,11 @@ func (r *Reader) onData(g rtps.GUID, c *rtps.Context, d *rtps.Data) {
 	r.lock()
 	defer r.unlock()
 	wp := r.proxies[g]
-	if wp == nil || r.closed || r.stale(wp, d.SN) {
+	if wp == nil || r.closed {
+		return
+	}
+	r.assertWriter(wp)
+	if r.stale(wp, d.SN) {
 		return
 	}
 	payload := d.Payload
@@ -267,7 +278,11 @@ func (r *Reader) onDataFrag(g rtps.GUID, c *rtps.Context, d *rtps.DataFrag) {
 	r.lock()
 	defer r.unlock()
 	wp := r.proxies[g]
-	if wp == nil || r.closed || r.stale(wp, d.SN) {
+	if wp == nil || r.closed {
+		return
+	}
+	r.assertWriter(wp)
+	if r.stale(wp, d.SN) {
 		return
 	}
 	ra := wp.frags[d.SN]
@@ -313,6 +328,9 @@ func (r *Reader) onHeartbeat(g rtps.GUID, h *rtps.Heartbeat) {
 	wp := r.proxies[g]
 	if wp == nil || !wp.reliable || r.closed || h.First < 1 || h.Last < h.First-1 {
 		return
+	}
+	if wp.liveKind == Automatic {
+		r.assertWriter(wp)
 	}
 	if wp.hbSeen && h.Count <= wp.hbCount {
 		return
@@ -410,7 +428,7 @@ func (r *Reader) tick(now time.Time) time.Time {
 	if r.closed {
 		return time.Time{}
 	}
-	var next time.Time
+	next := r.expireLivelinessLocked(now)
 	for _, wp := range r.proxies {
 		for sn, ra := range wp.frags {
 			if now.Sub(ra.started) > r.p.cfg.reassemblyTimeout {
@@ -453,8 +471,9 @@ func (r *Reader) sendPreemptive(wp *writerProxy) {
 	r.p.sendTo(b.Bytes(), wp.locs)
 }
 
-// addProxy matches writer g.
-func (r *Reader) addProxy(g rtps.GUID, locs []netip.AddrPort, reliable bool) {
+// addProxy matches writer g, alive, whose liveliness is of kind lk with
+// lease (0: infinite).
+func (r *Reader) addProxy(g rtps.GUID, locs []netip.AddrPort, reliable bool, lk LivelinessKind, lease time.Duration) {
 	vendor, _ := r.p.vendorOf(g.Prefix) // before r.mu: it takes p.mu
 	r.lock()
 	defer r.unlock()
@@ -464,14 +483,20 @@ func (r *Reader) addProxy(g rtps.GUID, locs []netip.AddrPort, reliable bool) {
 	wp := &writerProxy{
 		guid: g, locs: locs, reliable: reliable && r.qos.Reliability == Reliable,
 		zeroBase: vendor == rtps.VendorEProsima || vendor == rtps.VendorRTI,
+		liveKind: lk, lease: lease, lastAssert: time.Now(), alive: true,
 	}
 	r.proxies[g] = wp
 	r.status.setMatched(len(r.proxies))
 	if g.Prefix == r.p.prefix {
 		// A writer of this participant delivers in memory (local.go):
-		// no RTPS traffic, no pre-emptive ACKNACK.
-		wp.locs, wp.hbSeen = nil, true
+		// no RTPS traffic, no pre-emptive ACKNACK, always alive.
+		wp.locs, wp.hbSeen, wp.lease = nil, true, 0
+		r.updateLivelinessLocked()
 		return
+	}
+	r.updateLivelinessLocked()
+	if wp.lease > 0 {
+		r.p.dueBy(wp.lastAssert.Add(wp.lease + time.Millisecond))
 	}
 	if wp.reliable {
 		r.sendPreemptive(wp)
@@ -493,6 +518,7 @@ func (r *Reader) removeProxy(g rtps.GUID) {
 	}
 	delete(r.proxies, g)
 	r.status.setMatched(len(r.proxies))
+	r.updateLivelinessLocked()
 }
 
 // close unmatches every writer; the reader delivers nothing after it.

@@ -80,6 +80,8 @@ func (p *Participant) readersFor(g rtps.GUID, readerID rtps.EntityID, dst []*Rea
 		return append(dst, p.sedpPubR)
 	case rtps.EntitySEDPSubWriter:
 		return append(dst, p.sedpSubR)
+	case rtps.EntityWLPWriter:
+		return append(dst, p.wlpR)
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
@@ -104,6 +106,8 @@ func (p *Participant) writerFor(id rtps.EntityID) *Writer {
 		return p.sedpPubW
 	case rtps.EntitySEDPSubWriter:
 		return p.sedpSubW
+	case rtps.EntityWLPWriter:
+		return p.wlpW
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()

@@ -27,7 +27,7 @@ func builtinQoS() QoS {
 	return q
 }
 
-// newBuiltinEndpoints creates the SEDP writers and readers.
+// newBuiltinEndpoints creates the SEDP writers and readers, and WLP's.
 func (p *Participant) newBuiltinEndpoints() {
 	q := builtinQoS()
 	pub := Topic{Name: "DCPSPublication", TypeName: "PublicationBuiltinTopicData"}
@@ -36,6 +36,7 @@ func (p *Participant) newBuiltinEndpoints() {
 	p.sedpSubW = newWriter(p, rtps.EntitySEDPSubWriter, sub, q, true)
 	p.sedpPubR = newReader(p, rtps.EntitySEDPPubReader, pub, q, true, func(s *inSample) { p.onSEDP(s, true) })
 	p.sedpSubR = newReader(p, rtps.EntitySEDPSubReader, sub, q, true, func(s *inSample) { p.onSEDP(s, false) })
+	p.newWLPEndpoints()
 }
 
 // wire converts q to the QoS carried by SEDP.
@@ -339,7 +340,11 @@ func (p *Participant) matchReader(r *Reader, re *remoteEndpoint) {
 	}
 	p.mu.Unlock()
 	if cur {
-		r.addProxy(re.guid, re.locs, re.data.QoS.Reliability == rtps.Reliable)
+		lease := re.data.QoS.LivelinessLease
+		if lease == rtps.Infinite || lease < 0 {
+			lease = 0
+		}
+		r.addProxy(re.guid, re.locs, re.data.QoS.Reliability == rtps.Reliable, LivelinessKind(re.data.QoS.Liveliness), lease)
 	}
 }
 

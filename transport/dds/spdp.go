@@ -58,7 +58,7 @@ func (p *Participant) participantData() rtps.ParticipantData {
 		DomainID: uint32(p.cfg.DomainID), DomainIDPresent: true,
 		MetatrafficUnicast: p.metaLocs, DefaultUnicast: p.userLocs,
 		LeaseDuration:    p.cfg.Lease,
-		BuiltinEndpoints: rtps.BuiltinParticipantAnnouncer | rtps.BuiltinParticipantDetector | rtps.BuiltinPublicationsAnnouncer | rtps.BuiltinPublicationsDetector | rtps.BuiltinSubscriptionsAnnouncer | rtps.BuiltinSubscriptionsDetector,
+		BuiltinEndpoints: rtps.BuiltinEndpointsAfor, // SPDP, SEDP, WLP
 		UserData:         p.cfg.UserData,
 		EntityName:       p.cfg.Name,
 	}
@@ -221,10 +221,16 @@ func (p *Participant) addParticipant(pd *rtps.ParticipantData, vendor rtps.Vendo
 		p.sedpSubW.addProxy(rtps.GUID{Prefix: pre, Entity: rtps.EntitySEDPSubReader}, meta, true, true, false)
 	}
 	if rp.builtins&rtps.BuiltinPublicationsAnnouncer != 0 {
-		p.sedpPubR.addProxy(rtps.GUID{Prefix: pre, Entity: rtps.EntitySEDPPubWriter}, meta, true)
+		p.sedpPubR.addProxy(rtps.GUID{Prefix: pre, Entity: rtps.EntitySEDPPubWriter}, meta, true, Automatic, 0)
 	}
 	if rp.builtins&rtps.BuiltinSubscriptionsAnnouncer != 0 {
-		p.sedpSubR.addProxy(rtps.GUID{Prefix: pre, Entity: rtps.EntitySEDPSubWriter}, meta, true)
+		p.sedpSubR.addProxy(rtps.GUID{Prefix: pre, Entity: rtps.EntitySEDPSubWriter}, meta, true, Automatic, 0)
+	}
+	if rp.builtins&rtps.BuiltinWLPReader != 0 {
+		p.wlpW.addProxy(rtps.GUID{Prefix: pre, Entity: rtps.EntityWLPReader}, meta, true, true, false)
+	}
+	if rp.builtins&rtps.BuiltinWLPWriter != 0 {
+		p.wlpR.addProxy(rtps.GUID{Prefix: pre, Entity: rtps.EntityWLPWriter}, meta, true, Automatic, 0)
 	}
 }
 
@@ -293,4 +299,6 @@ func (p *Participant) removeParticipant(prefix rtps.GuidPrefix, why string) {
 	p.sedpSubW.removeProxy(rtps.GUID{Prefix: prefix, Entity: rtps.EntitySEDPSubReader})
 	p.sedpPubR.removeProxy(rtps.GUID{Prefix: prefix, Entity: rtps.EntitySEDPPubWriter})
 	p.sedpSubR.removeProxy(rtps.GUID{Prefix: prefix, Entity: rtps.EntitySEDPSubWriter})
+	p.wlpW.removeProxy(rtps.GUID{Prefix: prefix, Entity: rtps.EntityWLPReader})
+	p.wlpR.removeProxy(rtps.GUID{Prefix: prefix, Entity: rtps.EntityWLPWriter})
 }

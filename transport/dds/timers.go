@@ -76,11 +76,12 @@ func (p *Participant) tick(now time.Time) time.Time {
 	next := earliest(now.Add(idleTickPeriod), p.nextAnnounce)
 	p.spdpMu.Unlock()
 	next = earliest(next, p.expireLeases(now))
+	next = earliest(next, p.assertAutomatic(now))
 	p.mu.RLock()
-	ws := make([]*Writer, 0, len(p.writers)+2)
-	rs := make([]*Reader, 0, len(p.readers)+2)
-	ws = append(ws, p.sedpPubW, p.sedpSubW)
-	rs = append(rs, p.sedpPubR, p.sedpSubR)
+	ws := make([]*Writer, 0, len(p.writers)+3)
+	rs := make([]*Reader, 0, len(p.readers)+3)
+	ws = append(ws, p.sedpPubW, p.sedpSubW, p.wlpW)
+	rs = append(rs, p.sedpPubR, p.sedpSubR, p.wlpR)
 	for _, w := range p.writers {
 		ws = append(ws, w)
 	}
