@@ -334,7 +334,7 @@ func (r *Reader) onData(g rtps.GUID, c *rtps.Context, d *rtps.Data) {
 	r.lock()
 	defer r.unlock()
 	wp := r.proxies[g]
-	if wp == nil || r.closed || r.stale(wp, d.SN) {
+	if wp == nil || r.closed || d.SN < 1 || r.stale(wp, d.SN) {
 		return
 	}
 	payload := d.Payload
@@ -368,7 +368,7 @@ func (r *Reader) onDataFrag(g rtps.GUID, c *rtps.Context, d *rtps.DataFrag) {
 	r.lock()
 	defer r.unlock()
 	wp := r.proxies[g]
-	if wp == nil || r.closed || r.stale(wp, d.SN) {
+	if wp == nil || r.closed || d.SN < 1 || r.stale(wp, d.SN) {
 		return
 	}
 	if wp.next != 0 && d.SN-wp.next >= maxJump {
