@@ -460,3 +460,38 @@ func TestAttackSEDPPending(t *testing.T) {
 	}
 	b.check(t, 30*time.Second, 64<<20)
 }
+
+// TestAttackBestEffortReaders: one fake participant announces a thousand
+// best-effort readers of the victim's topic on one locator (under the
+// default limits): each sample goes there once, to ENTITYID_UNKNOWN, not
+// once per reader.
+func TestAttackBestEffortReaders(t *testing.T) {
+	v := newVictim(t, Limits{})
+	vw, err := NewWriter(v, victimTopic, QoS{Reliability: Reliable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHostile(t, v, 1)
+	sk := newSink(t, [4]byte{127, 0, 0, 1})
+	pre := randomPrefix()
+	h.spdp(0, pre, time.Hour, sk.addr())
+	eventually(t, "the fake participant", func() bool { return v.Stats().RemoteParticipants == 1 })
+	const readers = 1000
+	for i := range readers {
+		h.sedp(pre, rtps.SequenceNumber(i+1), uint32(i+1), true, victimTopic, sk.addr(), false, nil)
+	}
+	eventually(t, "the fake readers", func() bool { return vw.Status().Matched == readers })
+	n0 := sk.n.Load()
+	for range 100 {
+		if err := vw.Write(context.Background(), cdrString("victim")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	got := sk.n.Load() - n0
+	t.Logf("%d datagrams for 100 samples to %d readers", got, readers)
+	if got > 200 {
+		t.Errorf("%d datagrams for 100 samples, want at most 200 (one a sample, and batches)", got)
+	}
+}

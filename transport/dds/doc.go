@@ -155,7 +155,11 @@
 // their own announcements; resends requested by NACKs are paid from a
 // per-reader credit (1024 datagrams to start, one more per sample the
 // reader acknowledges and 64 a second, 8192 at most); a NACK for a
-// sample the reader acknowledged is ignored.
+// sample the reader acknowledged is ignored. New samples for the
+// best-effort readers of one remote participant that share locators go
+// once, to ENTITYID_UNKNOWN, as Cyclone DDS and Fast DDS address readers
+// on one locator: a participant announcing a thousand readers costs one
+// datagram per sample.
 //
 // HEARTBEAT, ACKNACK and NACK_FRAG counts compare in serial number
 // arithmetic, and any count is accepted 500 ms after the last accepted

@@ -100,6 +100,16 @@ type readerProxy struct {
 	creditAt time.Time
 	histEnd  rtps.SequenceNumber
 	histSent rtps.SequenceNumber
+	// group is the key of the best-effort readers of one participant on
+	// the same locators (groupKey), "" for the others; follower marks one
+	// that is not its group's first: new samples go once to the group,
+	// sent by the first to ENTITYID_UNKNOWN, which every reader of the
+	// participant matched with the writer takes, as Cyclone DDS and Fast
+	// DDS address readers that share a locator. A participant announcing
+	// many readers then costs one datagram per sample, not one per reader.
+	group    string
+	follower bool
+	grouped  bool // the first of a group of more than one
 	// unsynced marks a reader that drops data until its first HEARTBEAT
 	// from the writer and then counts every SN up to that HEARTBEAT's
 	// last as history it does not want (a volatile Cyclone DDS reader of
@@ -121,6 +131,25 @@ type readerProxy struct {
 	pendingBytes atomic.Int64
 }
 
+// dataID returns the reader id of the DATA sent to pr.
+func (pr *readerProxy) dataID() rtps.EntityID {
+	if pr.grouped {
+		return rtps.EntityUnknown
+	}
+	return pr.guid.Entity
+}
+
+// groupKey returns the group of a best-effort remote reader (see
+// readerProxy.group).
+func groupKey(g rtps.GUID, locs []netip.AddrPort) string {
+	b := append([]byte(nil), g.Prefix[:]...)
+	for _, l := range locs {
+		b = l.AppendTo(b)
+		b = append(b, ',')
+	}
+	return string(b)
+}
+
 // Writer sends samples of a topic to the matched readers. Its methods are
 // safe for concurrent use.
 type Writer struct {
@@ -138,6 +167,7 @@ type Writer struct {
 	lastSN  rtps.SequenceNumber
 	proxies []*readerProxy
 	byGUID  map[rtps.GUID]*readerProxy // the proxies, by reader
+	groups  map[string][]*readerProxy  // best-effort readers by group
 	hbCount uint32
 	room    chan struct{} // closed and replaced when history room may have appeared
 	// localWait counts the writes waiting for a local reader's queue to
@@ -161,6 +191,7 @@ func newWriter(p *Participant, id rtps.EntityID, t Topic, q QoS, builtin bool) *
 	return &Writer{
 		p: p, guid: rtps.GUID{Prefix: p.prefix, Entity: id}, topic: t, qos: q, builtin: builtin,
 		status: newEndpointStatus(), room: make(chan struct{}), byGUID: map[rtps.GUID]*readerProxy{},
+		groups: map[string][]*readerProxy{},
 	}
 }
 
@@ -325,6 +356,9 @@ func (w *Writer) write(ctx context.Context, c *change, owned bool) (spare []byte
 			w.queueLocal(pr, c, related)
 			continue
 		}
+		if pr.follower {
+			continue // its group's first sends to it too
+		}
 		w.sendNew(pr, c, direct, w.wantAck(pr, c.sn, now))
 		sent = true
 	}
@@ -456,7 +490,7 @@ func (w *Writer) sendChange(pr *readerProxy, c *change, hb, solicit bool) {
 		b.InfoDst(pr.guid.Prefix)
 		b.InfoTS(c.ts)
 		off := b.Len()
-		b.Data(&rtps.Data{ReaderID: pr.guid.Entity, WriterID: w.guid.Entity, SN: c.sn, InlineQoS: c.inline, Payload: c.payload, Key: c.key})
+		b.Data(&rtps.Data{ReaderID: pr.dataID(), WriterID: w.guid.Entity, SN: c.sn, InlineQoS: c.inline, Payload: c.payload, Key: c.key})
 		if c.inline == nil && !c.key {
 			markPadding(b.Bytes()[off+24:], len(c.payload))
 		}
@@ -486,7 +520,7 @@ func (w *Writer) sendFrag(pr *readerProxy, c *change, i uint32, hb bool) {
 	b.InfoTS(c.ts)
 	body := c.payload[off:end]
 	at := b.DataFragSplit(&rtps.DataFrag{
-		ReaderID: pr.guid.Entity, WriterID: w.guid.Entity, SN: c.sn,
+		ReaderID: pr.dataID(), WriterID: w.guid.Entity, SN: c.sn,
 		FragStart: i, FragsInSubmsg: 1, FragSize: fragSize, SampleSize: uint32(len(c.payload)),
 		InlineQoS: c.inline, Payload: body, Key: c.key,
 	})
@@ -820,6 +854,13 @@ func (w *Writer) addProxy(g rtps.GUID, locs []netip.AddrPort, reliable, lateJoin
 	pr.index = len(w.proxies)
 	w.proxies = append(w.proxies, pr)
 	w.byGUID[g] = pr
+	if !pr.reliable && local == nil && !w.builtin {
+		pr.group = groupKey(g, locs)
+		members := append(w.groups[pr.group], pr)
+		w.groups[pr.group] = members
+		pr.follower = len(members) > 1
+		members[0].grouped = len(members) > 1
+	}
 	w.status.setMatched(len(w.proxies))
 	switch {
 	case local != nil:
@@ -846,6 +887,21 @@ func (w *Writer) removeProxy(g rtps.GUID) {
 		return
 	}
 	delete(w.byGUID, g)
+	if pr.group != "" {
+		members := w.groups[pr.group]
+		for i, m := range members {
+			if m == pr {
+				members = append(members[:i], members[i+1:]...)
+				break
+			}
+		}
+		if len(members) == 0 {
+			delete(w.groups, pr.group)
+		} else {
+			w.groups[pr.group] = members
+			members[0].follower, members[0].grouped = false, len(members) > 1
+		}
+	}
 	last := len(w.proxies) - 1
 	w.proxies[pr.index] = w.proxies[last]
 	w.proxies[pr.index].index = pr.index
@@ -870,6 +926,7 @@ func (w *Writer) Close() error {
 	w.closed = true
 	w.proxies = nil
 	w.byGUID = map[rtps.GUID]*readerProxy{}
+	w.groups = map[string][]*readerProxy{}
 	w.hist = history{}
 	w.signalRoom()
 	w.mu.Unlock()
