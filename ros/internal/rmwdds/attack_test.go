@@ -154,4 +154,10 @@ func TestAttackDiscoveryInfoFlood(t *testing.T) {
 		}
 		return true
 	})
+	victim.mu.Lock()
+	n := len(victim.cache.infos)
+	victim.mu.Unlock()
+	if n > 2 { // this session's and the other's of sessionPair
+		t.Errorf("%d participants' ros_discovery_info kept, want 2", n)
+	}
 }
