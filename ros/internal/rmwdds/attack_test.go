@@ -155,9 +155,9 @@ func TestAttackDiscoveryInfoFlood(t *testing.T) {
 		return true
 	})
 	victim.mu.Lock()
-	n := len(victim.cache.infos)
+	kept := len(victim.cache.infos)
 	victim.mu.Unlock()
-	if n > 2 { // this session's and the other's of sessionPair
-		t.Errorf("%d participants' ros_discovery_info kept, want 2", n)
+	if kept > 2 { // this session's and the other's of sessionPair
+		t.Errorf("%d participants' ros_discovery_info kept, want 2", kept)
 	}
 }
