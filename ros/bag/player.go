@@ -58,6 +58,10 @@ type PlayStats struct {
 	BagTime   time.Duration // bag time from the first message to the last
 }
 
+// lastAckWait bounds how long Play waits, at the end, for its publishers'
+// subscriptions to acknowledge the last messages.
+const lastAckWait = 2 * time.Second
+
 // Play publishes the bag's messages through node, as `ros2 bag play`
 // does: each topic with the QoS its recorded publishers offered (a
 // TRANSIENT_LOCAL topic stays latched for late subscriptions), each
@@ -81,6 +85,15 @@ func Play(ctx context.Context, node *ros.Node, r *Reader, o PlayOptions) (PlaySt
 	var topics []string
 	pubs := map[string]*ros.RawPublisher{}
 	defer func() {
+		// The last messages reach their subscriptions before the
+		// publishers go (a reader that lost one asks it again).
+		if ctx.Err() == nil {
+			wctx, cancel := context.WithTimeout(ctx, lastAckWait)
+			for _, p := range pubs {
+				_ = p.WaitForAllAcked(wctx)
+			}
+			cancel()
+		}
 		for _, p := range pubs {
 			_ = p.Close()
 		}

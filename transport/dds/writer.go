@@ -469,6 +469,65 @@ func (w *Writer) minAcked() rtps.SequenceNumber {
 	return m
 }
 
+// WaitAcknowledged waits until every reliable reader matched with the
+// writer has acknowledged every sample written before the call (and a
+// reader of its own participant has taken them), as rclcpp's
+// wait_for_all_acked does: a program that ends right after its last writes
+// waits with it, since a reader that missed a datagram asks the writer,
+// which must still be there, to send it again. It returns nil at once
+// without reliable readers, an error matching ErrClosed once the writer
+// is closed, and ctx's cause when ctx ends first. A reader that stops
+// answering keeps it waiting until ctx ends or the reader is unmatched.
+func (w *Writer) WaitAcknowledged(ctx context.Context) error {
+	w.localWait.Add(1) // local deliveries signal room while we wait
+	defer w.localWait.Add(-1)
+	w.mu.Lock()
+	target := w.lastSN + 1
+	// Ask the readers behind for an acknowledgment now rather than at the
+	// next periodic HEARTBEAT (a KEEP_LAST writer asks rarely).
+	now := time.Now()
+	for _, pr := range w.proxies {
+		if pr.local == nil && pr.reliable && pr.acked < target && !w.closed {
+			pr.solicited = now
+			w.sendHeartbeat(pr, false)
+		}
+	}
+	for {
+		if w.closed {
+			w.mu.Unlock()
+			return ErrClosed
+		}
+		if w.ackedUpTo(target) {
+			w.mu.Unlock()
+			return nil
+		}
+		room := w.room
+		w.mu.Unlock()
+		select {
+		case <-room:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+		w.mu.Lock()
+	}
+}
+
+// ackedUpTo reports whether every reliable reader acknowledged the samples
+// before sn (a local one: took them). Call with w.mu held.
+func (w *Writer) ackedUpTo(sn rtps.SequenceNumber) bool {
+	for _, pr := range w.proxies {
+		switch {
+		case pr.local != nil:
+			if pr.pending.Load() > 0 {
+				return false
+			}
+		case pr.reliable && pr.acked < sn:
+			return false
+		}
+	}
+	return true
+}
+
 // signalRoom wakes writers waiting for history room. Call with w.mu held.
 func (w *Writer) signalRoom() {
 	close(w.room)

@@ -203,6 +203,16 @@ type Matcher interface {
 	WaitMatched(ctx context.Context, n int) error
 }
 
+// AckWaiter is implemented by the publishers of a middleware whose
+// subscriptions acknowledge what they received (DDS: a reliable writer's
+// readers); package ros asks for it with a type assertion, and the others
+// have nothing to wait for (rmw_zenoh answers wait_for_all_acked at once).
+type AckWaiter interface {
+	// WaitAcknowledged waits until every matched reliable subscription
+	// has acknowledged everything published before the call.
+	WaitAcknowledged(ctx context.Context) error
+}
+
 // IncompatibleQoS is the event of a publisher or subscription that found a
 // remote endpoint on its topic whose QoS it cannot match (rmw's
 // RMW_EVENT_OFFERED_QOS_INCOMPATIBLE and RMW_EVENT_REQUESTED_QOS_INCOMPATIBLE).
