@@ -369,6 +369,7 @@ func (l *link) handleFragment(f *wire.Fragment) error {
 // where in the reassembly buffer they go, or nil when they are to be
 // dropped (a dropped message, or the end of one over a limit).
 func (l *link) fragmentBegin(f *wire.Fragment, n int) []byte {
+	l.rxActive = true
 	l.checkSN(f.Reliable, f.SN)
 	if f.First || f.Drop {
 		l.defrag = l.defrag[:0]

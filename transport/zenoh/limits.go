@@ -1,11 +1,9 @@
 package zenoh
 
 import (
-	"bytes"
 	"fmt"
 	"net"
 	"net/netip"
-	"sync"
 	"time"
 
 	"github.com/afor-go/afor/transport/zenoh/internal/wire"
@@ -35,24 +33,31 @@ const (
 // Limit* constants); the session and its other links go on.
 type Limits struct {
 	// MaxLinks bounds the session's links. Dialled links count but are
-	// never refused (the session chose them); an inbound connection that
-	// would exceed it is refused, before or right after its handshake,
-	// with a CLOSE (reason max sessions). Default 512.
+	// never refused (the session chose them). An inbound connection that
+	// would exceed it makes room by closing the accepted link, from the
+	// address with the most links, that has sent nothing but keep-alives
+	// for the longest (at least a second); if none has, it is refused,
+	// before or right after its handshake, with a CLOSE (reason max
+	// sessions). Links closed to make room are counted in
+	// Stats.LinksEvicted. Default 512.
 	MaxLinks int
 	// MaxLinksPerIP bounds the accepted links from one source address
-	// (every node on the same host shares one: raise it on a host running
-	// more nodes than this). Beyond it, an inbound connection is refused
-	// as for MaxLinks. Default 128.
+	// (every node on the same host shares one), as MaxLinks does: a silent
+	// link from the address makes room for a newcomer, so a process that
+	// opens links and leaves them idle cannot keep the host's other nodes
+	// out. Default 128.
 	MaxLinksPerIP int
-	// MaxHandshakes bounds the inbound connections still in their
-	// INIT/OPEN handshake (each for at most 10 s); beyond it, new
-	// connections are closed at once, and a refused node that dials
-	// again later (as sessions do, every RetryInterval) gets in once the
-	// others are done. Default 100, as the reference's accept_pending.
+	// MaxHandshakes bounds the inbound handshakes that stall: a node
+	// finishes its handshake (INIT and OPEN) within milliseconds, and a
+	// connection has a second to do so before it counts. One that stalls
+	// beyond the limit is closed; the others may take up to 10 s. The
+	// connections in their first second are bounded too, by 8 times
+	// MaxHandshakes, beyond which new connections are closed at once. So
+	// slow or silent connections cannot keep a node out. Default 100, as
+	// the reference's accept_pending.
 	MaxHandshakes int
-	// MaxHandshakesPerIP bounds the inbound handshakes in progress from
-	// one source address; beyond it, that address's new connections are
-	// closed at once. Default 32.
+	// MaxHandshakesPerIP bounds the stalled handshakes from one source
+	// address, as MaxHandshakes does. Default 32.
 	MaxHandshakesPerIP int
 	// MaxHandshakeBytes bounds the bytes a remote may send during the
 	// handshake (its INIT and OPEN), which is also the memory a handshake
@@ -155,111 +160,6 @@ func sourceAddr(c net.Conn) netip.Addr {
 		return ap.Addr().Unmap()
 	}
 	return netip.Addr{}
-}
-
-// admission counts the inbound handshakes in progress, in total and per
-// source address.
-type admission struct {
-	mu    sync.Mutex
-	total int
-	perIP map[netip.Addr]int
-}
-
-// enter admits one more handshake from ip, or names the limit it would
-// exceed.
-func (a *admission) enter(ip netip.Addr, lm *Limits) (string, bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.total >= lm.MaxHandshakes {
-		return LimitHandshakes, false
-	}
-	if a.perIP[ip] >= lm.MaxHandshakesPerIP {
-		return LimitHandshakesPerIP, false
-	}
-	if a.perIP == nil {
-		a.perIP = make(map[netip.Addr]int)
-	}
-	a.total++
-	a.perIP[ip]++
-	return "", true
-}
-
-// leave ends a handshake admitted by enter.
-func (a *admission) leave(ip netip.Addr) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.total--
-	if a.perIP[ip]--; a.perIP[ip] <= 0 {
-		delete(a.perIP, ip)
-	}
-}
-
-// admit decides whether an accepted connection may start its handshake:
-// not if the links it would add to are full already, nor beyond the
-// handshakes in progress allowed. A refused one is closed and counted. On
-// true, the caller calls s.adm.leave(ip) when the handshake ends (register
-// checks the links again).
-func (s *Session) admit(conn net.Conn, ip netip.Addr) bool {
-	s.mu.Lock()
-	limit, _ := s.linkLimitLocked(&link{ip: ip})
-	s.mu.Unlock()
-	if limit != "" {
-		s.refuse(conn, limit, "links")
-		return false
-	}
-	limit, ok := s.adm.enter(ip, &s.cfg.Limits)
-	if !ok {
-		s.refuse(conn, limit, "handshakes in progress")
-	}
-	return ok
-}
-
-// refuse closes an inbound connection refused for limit, telling the
-// remote (CLOSE, reason max sessions), and counts it.
-func (s *Session) refuse(conn net.Conn, limit, what string) {
-	// Counted before the remote can see it: a test may look right after.
-	if n, log := s.countRefused(limit); log {
-		s.log.Warn("zenoh: refusing inbound connection over a limit", "remote", conn.RemoteAddr().String(), "limit", limit, "what", what, "count", n)
-	}
-	_ = conn.SetWriteDeadline(time.Now().Add(closeWriteTimeout))
-	_, _ = conn.Write(appendClose(nil, wire.CloseMaxSessions, true))
-	_ = conn.Close()
-}
-
-// linkLimitLocked names the limit an accepted link l would exceed, and
-// its value, or returns "" (s.mu held, l not yet in s.links).
-func (s *Session) linkLimitLocked(l *link) (string, int) {
-	lm := &s.cfg.Limits
-	if len(s.links) >= lm.MaxLinks {
-		return LimitLinks, lm.MaxLinks
-	}
-	n := 0
-	for other := range s.links {
-		if !other.dialed && other.ip == l.ip {
-			n++
-		}
-	}
-	if n >= lm.MaxLinksPerIP {
-		return LimitLinksPerIP, lm.MaxLinksPerIP
-	}
-	return "", 0
-}
-
-// checkLinkLimits reports, with a limitError, whether the accepted link l
-// (not yet registered) would exceed MaxLinks or MaxLinksPerIP, unless the
-// node is linked already (register decides between the two links then).
-func (s *Session) checkLinkLimits(l *link) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for other := range s.links {
-		if bytes.Equal(other.remoteZID, l.remoteZID) {
-			return nil
-		}
-	}
-	if limit, max := s.linkLimitLocked(l); limit != "" {
-		return &limitError{limit: limit, max: max, what: "link count"}
-	}
-	return nil
 }
 
 // closeForLimit ends l because its remote exceeded a limit, logging and

@@ -97,6 +97,7 @@ type link struct {
 	rxStarted [2]bool
 	defrag    []byte
 	skipping  bool // dropping the rest of an oversized fragmented message
+	rxActive  bool // the last batch held more than a keep-alive
 	aliases   map[uint16]string
 	lastScope uint16
 	lastSfx   string
@@ -128,7 +129,13 @@ type link struct {
 	finished chan struct{} // closed after the link left the session
 	reason   int           // CLOSE reason to send, or -1
 	limitHit atomic.Bool   // closed for a limit (counted once)
-	cause    error
+	evicted  bool          // closed to make room for a newcomer (Session.mu)
+
+	// lastActive is when the remote last sent something other than a
+	// keep-alive, in Unix ns (0: nothing since the handshake); see
+	// admission.go.
+	lastActive atomic.Int64
+	cause      error
 }
 
 // isClient reports whether the remote node is a client.
@@ -518,6 +525,10 @@ func (l *link) readLoop() {
 	var deadlineSet time.Time
 	for {
 		now := time.Now()
+		if l.rxActive {
+			l.lastActive.Store(now.UnixNano())
+			l.rxActive = false
+		}
 		if now.Sub(deadlineSet) >= step {
 			_ = l.conn.SetReadDeadline(now.Add(l.peerLease + step))
 			deadlineSet = now
@@ -569,6 +580,7 @@ func (l *link) handleBatch(b []byte) error {
 		}
 		switch m := m.(type) {
 		case *wire.Frame:
+			l.rxActive = true
 			l.checkSN(m.Reliable, m.SN)
 			if err := l.handleNetworkMessages(d); err != nil {
 				return err

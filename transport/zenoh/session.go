@@ -236,15 +236,15 @@ func (s *Session) acceptLoop(ln net.Listener) {
 			}
 			return
 		}
-		ip := sourceAddr(conn)
-		if !s.admit(conn, ip) {
+		p, ok := s.admit(conn, sourceAddr(conn))
+		if !ok {
 			continue // refused over a limit (see admit)
 		}
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			l, err := s.handshake(s.ctx, conn, false)
-			s.adm.leave(ip)
+			l, err := s.handshake(s.ctx, conn, false, p)
+			s.adm.leave(p)
 			if le := (*limitError)(nil); errors.As(err, &le) {
 				s.refuse(conn, le.limit, le.what)
 				return
@@ -278,7 +278,7 @@ func (s *Session) dialLoop(ep endpoint, first chan<- error, deadline time.Time) 
 		conn, err := d.DialContext(s.ctx, "tcp", ep.addr)
 		var l *link
 		if err == nil {
-			l, err = s.handshake(s.ctx, conn, true)
+			l, err = s.handshake(s.ctx, conn, true, nil)
 			if err != nil {
 				_ = conn.Close()
 			}
@@ -412,10 +412,13 @@ func (s *Session) register(l *link) (*link, error) {
 		other.close(wire.CloseMaxLinks, errDuplicateLink)
 		replacing = true
 	}
-	if limit, max := s.linkLimitLocked(l); limit != "" && !l.dialed && !replacing {
-		s.refuse(l.conn, limit, "links")
-		close(l.finished)
-		return nil, &limitError{limit: limit, max: max, what: "link count"}
+	if !l.dialed && !replacing {
+		if err := s.makeRoomLocked(l); err != nil {
+			le := err.(*limitError)
+			s.refuse(l.conn, le.limit, "links")
+			close(l.finished)
+			return nil, err
+		}
 	}
 	s.links[l] = struct{}{}
 	// Push our declarations: to peers and routers as the answer to the

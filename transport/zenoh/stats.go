@@ -31,6 +31,9 @@ type Stats struct {
 	// LinksClosedForLimits counts the established links closed because
 	// their remote exceeded a limit.
 	LinksClosedForLimits uint64
+	// LinksEvicted counts the idle accepted links closed to make room for
+	// a new one (see Limits.MaxLinks).
+	LinksEvicted uint64
 	// ByLimit counts every time a limit was hit, by its name (the Limit*
 	// constants, or a name given by the part of the session that applies
 	// it, such as a message dropped for its size). Limits never hit are
@@ -49,6 +52,7 @@ type statsCounters struct {
 	mu      sync.Mutex
 	refused uint64
 	closed  uint64
+	evictL  uint64
 	byLimit map[string]uint64
 	logged  map[string]time.Time // when a hit of each limit was last logged
 }
@@ -61,7 +65,15 @@ const logEvery = time.Second
 func (c *statsCounters) snapshot() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return Stats{LinksRefused: c.refused, LinksClosedForLimits: c.closed, ByLimit: maps.Clone(c.byLimit)}
+	return Stats{LinksRefused: c.refused, LinksClosedForLimits: c.closed,
+		LinksEvicted: c.evictL, ByLimit: maps.Clone(c.byLimit)}
+}
+
+// evictedLink counts a link closed for a newcomer.
+func (c *statsCounters) evictedLink() {
+	c.mu.Lock()
+	c.evictL++
+	c.mu.Unlock()
 }
 
 // add counts one hit of limit; refused and closed add to the link totals.
