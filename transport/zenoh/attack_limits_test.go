@@ -585,7 +585,10 @@ func TestLimitsResolve(t *testing.T) {
 	want := Limits{MaxLinks: 7, MaxLinksPerIP: DefaultMaxLinksPerIP, MaxHandshakes: DefaultMaxHandshakes,
 		MaxHandshakesPerIP: DefaultMaxHandshakesPerIP, MaxHandshakeBytes: DefaultMaxHandshakeBytes,
 		MaxPeerLease: maxLease, MaxAliases: DefaultMaxAliases, MaxAliasBytes: noLimit,
-		MaxDeclarations: DefaultMaxDeclarations, MaxQueuedBytes: DefaultMaxQueuedBytes}
+		MaxDeclarations: DefaultMaxDeclarations, MaxQueuedBytes: DefaultMaxQueuedBytes,
+		MaxPendingQueries: DefaultMaxPendingQueries, MaxPendingQueryBytes: DefaultMaxPendingQueryBytes,
+		MaxSessionPendingQueries: DefaultMaxSessionPendingQueries, MaxSessionPendingQueryBytes: DefaultMaxSessionPendingQueryBytes,
+		MaxQueryTimeout: DefaultMaxQueryTimeout}
 	if lm != want {
 		t.Errorf("resolve = %+v\nwant %+v", lm, want)
 	}

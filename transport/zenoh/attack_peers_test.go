@@ -157,3 +157,88 @@ func liveHeap() uint64 {
 	metrics.Read(s)
 	return s[0].Value.Uint64()
 }
+
+// netCounts counts what a hostile node received from the session.
+type netCounts struct {
+	finals     atomic.Int64 // RESPONSE_FINAL
+	requests   atomic.Int64 // REQUEST
+	maxTimeout atomic.Int64 // the longest REQUEST timeout, in ns
+	decls      atomic.Int64 // D_SUBSCRIBER, D_QUERYABLE and D_TOKEN
+	undecls    atomic.Int64 // their undeclarations
+	closeWhy   atomic.Int64 // 1 + the reason of a CLOSE received, or 0
+	changed    chan struct{}
+	ended      chan struct{}
+}
+
+// count reads what the session sends h, counting it, until the
+// connection ends.
+func (h *hostile) count() *netCounts {
+	c := &netCounts{changed: make(chan struct{}, 1), ended: make(chan struct{})}
+	go func() {
+		defer close(c.ended)
+		d := wire.NewDecoder(wire.DefaultLimits())
+		buf := make([]byte, 65535)
+		for {
+			b, err := readBatch(h.br, buf)
+			if err != nil {
+				return
+			}
+			d.Reset(b)
+			for {
+				m, err := d.Next()
+				if err != nil {
+					break
+				}
+				if cl, ok := m.(*wire.Close); ok {
+					c.closeWhy.Store(1 + int64(cl.Reason))
+				}
+				if _, ok := m.(*wire.Frame); !ok {
+					continue
+				}
+				for {
+					nm, err := d.NextNetwork()
+					if err != nil {
+						break
+					}
+					switch m := nm.(type) {
+					case *wire.ResponseFinal:
+						c.finals.Add(1)
+					case *wire.Request:
+						c.requests.Add(1)
+						if int64(m.Timeout) > c.maxTimeout.Load() {
+							c.maxTimeout.Store(int64(m.Timeout))
+						}
+					case *wire.Declare:
+						switch m.Body.(type) {
+						case *wire.DeclareSubscriber, *wire.DeclareQueryable, *wire.DeclareToken:
+							c.decls.Add(1)
+						case *wire.UndeclareSubscriber, *wire.UndeclareQueryable, *wire.UndeclareToken:
+							c.undecls.Add(1)
+						}
+					}
+				}
+			}
+			select {
+			case c.changed <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return c
+}
+
+// waitFor waits (at most d) until cond holds, checking after each batch
+// received; it reports whether it does.
+func (c *netCounts) waitFor(d time.Duration, cond func() bool) bool {
+	timeout := time.After(d)
+	for !cond() {
+		select {
+		case <-c.changed:
+		case <-c.ended:
+			return cond()
+		case <-timeout:
+			return false
+		}
+	}
+	return true
+}

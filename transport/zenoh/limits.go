@@ -21,6 +21,12 @@ const (
 	DefaultMaxAliasBytes      = 4 << 20
 	DefaultMaxDeclarations    = 1 << 16
 	DefaultMaxQueuedBytes     = 16 << 20
+
+	DefaultMaxPendingQueries           = 1024
+	DefaultMaxPendingQueryBytes        = 4 << 20
+	DefaultMaxSessionPendingQueries    = 8192
+	DefaultMaxSessionPendingQueryBytes = 32 << 20
+	DefaultMaxQueryTimeout             = 600 * time.Second
 )
 
 // Limits bounds what remote nodes can make a session hold: links,
@@ -88,6 +94,33 @@ type Limits struct {
 	// read them. Publications are bounded by congestion control instead
 	// (see DropWait). Default 16 MiB.
 	MaxQueuedBytes int
+	// MaxPendingQueries bounds the queries received from one link that
+	// are in progress: handed to local queryables, or forwarded to other
+	// nodes for a client, and not finished yet. A query beyond it is
+	// answered at once with no reply (RESPONSE_FINAL). Default 1024.
+	MaxPendingQueries int
+	// MaxPendingQueryBytes bounds what one link's queries in progress
+	// hold: their keys, parameters, payloads and attachments, and 1 KiB
+	// each for their state. Beyond it a query is answered at once with no
+	// reply. Default 4 MiB.
+	MaxPendingQueryBytes int
+	// MaxSessionPendingQueries bounds the queries from remote nodes in
+	// progress in the whole session. At the bound, the link holding the
+	// most loses its oldest query (finished with no more replies) if it
+	// holds more than the link of the new one, which is refused
+	// otherwise. Default 8192.
+	MaxSessionPendingQueries int
+	// MaxSessionPendingQueryBytes bounds what the queries from remote
+	// nodes in progress hold in the whole session, as
+	// MaxSessionPendingQueries does. Default 32 MiB.
+	MaxSessionPendingQueryBytes int
+	// MaxQueryTimeout clamps the timeout of a query the session forwards
+	// for a remote node (a peer relays its clients' queries): such a
+	// query holds the session's memory until it ends. Queries handed to
+	// local queryables keep their timeout (rmw_zenoh asks an action's
+	// result with none), as the queryable decides when they end. Default
+	// 600 s, the timeout of rmw_zenoh's service calls.
+	MaxQueryTimeout time.Duration
 }
 
 // resolve fills zero fields with defaults and turns negative ones into
@@ -106,6 +139,10 @@ func (lm Limits) resolve() (Limits, error) {
 		{&lm.MaxAliasBytes, DefaultMaxAliasBytes},
 		{&lm.MaxDeclarations, DefaultMaxDeclarations},
 		{&lm.MaxQueuedBytes, DefaultMaxQueuedBytes},
+		{&lm.MaxPendingQueries, DefaultMaxPendingQueries},
+		{&lm.MaxPendingQueryBytes, DefaultMaxPendingQueryBytes},
+		{&lm.MaxSessionPendingQueries, DefaultMaxSessionPendingQueries},
+		{&lm.MaxSessionPendingQueryBytes, DefaultMaxSessionPendingQueryBytes},
 	}
 	for _, f := range ints {
 		switch {
@@ -122,6 +159,12 @@ func (lm Limits) resolve() (Limits, error) {
 		lm.MaxPeerLease = maxLease
 	case lm.MaxPeerLease < time.Millisecond:
 		return lm, fmt.Errorf("%w: Limits.MaxPeerLease below 1 ms", ErrInvalidConfig)
+	}
+	switch {
+	case lm.MaxQueryTimeout == 0:
+		lm.MaxQueryTimeout = DefaultMaxQueryTimeout
+	case lm.MaxQueryTimeout < 0:
+		lm.MaxQueryTimeout = maxLease
 	}
 	if lm.MaxHandshakeBytes < 2*minHandshakeMessage {
 		return lm, fmt.Errorf("%w: Limits.MaxHandshakeBytes %d below %d", ErrInvalidConfig, lm.MaxHandshakeBytes, 2*minHandshakeMessage)

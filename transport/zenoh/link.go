@@ -124,6 +124,8 @@ type link struct {
 	agg          map[uint32]*aggInterest
 	removed      bool
 
+	pend linkPending // its requests in progress (guarded by Session.pend.mu)
+
 	once     sync.Once
 	done     chan struct{} // closed when the link is told to end
 	finished chan struct{} // closed after the link left the session

@@ -58,8 +58,11 @@ type Session struct {
 	// reassembly counts the bytes of the links' reassembly buffers
 	// (large.go), bounded by MaxSessionReassembly.
 	reassembly atomic.Int64
-	// adm counts the inbound handshakes in progress (limits.go).
+	// adm counts the inbound handshakes in progress (admission.go).
 	adm admission
+	// pend counts the requests from remote nodes in progress
+	// (query_limits.go).
+	pend pendingQueries
 }
 
 // Open starts a session: it listens on cfg.Listen and dials cfg.Connect,
@@ -503,6 +506,8 @@ func (s *Session) removeLink(l *link) {
 	for _, g := range gets {
 		g.final(l)
 	}
+	// Nobody waits for the answers to its own queries any more.
+	s.endLinkRequests(l)
 	l.log.Debug("zenoh: link down", "cause", l.cause)
 }
 
