@@ -25,11 +25,11 @@ const queryOverhead = 1024
 
 // Names of the query limits in Stats.ByLimit.
 const (
-	LimitPendingQueries            = "MaxPendingQueries"
-	LimitPendingQueryBytes         = "MaxPendingQueryBytes"
-	LimitSessionPendingQueries     = "MaxSessionPendingQueries"
-	LimitSessionPendingQueryBytes  = "MaxSessionPendingQueryBytes"
-	LimitQueryTimeout              = "MaxQueryTimeout"
+	LimitPendingQueries           = "MaxPendingQueries"
+	LimitPendingQueryBytes        = "MaxPendingQueryBytes"
+	LimitSessionPendingQueries    = "MaxSessionPendingQueries"
+	LimitSessionPendingQueryBytes = "MaxSessionPendingQueryBytes"
+	LimitQueryTimeout             = "MaxQueryTimeout"
 )
 
 // pendingReq is a request received on a link that the session has not
