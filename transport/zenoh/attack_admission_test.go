@@ -45,13 +45,17 @@ type closedCount struct {
 
 func newClosedCount(n int) *closedCount { return &closedCount{ch: make(chan struct{}, n)} }
 
-// watch counts h as closed once the session ends its connection.
-func (c *closedCount) watch(h *hostile) {
+// watch counts h as closed once the session ends its connection, which
+// closes the channel returned. h's connection must have no other reader.
+func (c *closedCount) watch(h *hostile) <-chan struct{} {
+	ended := make(chan struct{})
 	go func() {
 		<-waitClosed(h)
 		c.n.Add(1)
+		close(ended)
 		c.ch <- struct{}{}
 	}()
+	return ended
 }
 
 // wait waits (at most d) until n connections have ended.

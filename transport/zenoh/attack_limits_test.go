@@ -232,7 +232,9 @@ func marker(key string) []byte {
 
 // TestAttackChainedAliases: each D_KEYEXPR extends the previous alias by
 // 200 bytes, so the keys the session stores grow quadratically with the
-// count. MaxAliasBytes (default 4 MiB) bounds them.
+// count. MaxAliasBytes (default 4 MiB) bounds them, and before it
+// keyexpr.MaxLen: an alias longer than a key may be ends the link at the
+// 21st alias of the chain.
 func TestAttackChainedAliases(t *testing.T) {
 	s := attackTarget(t, Config{})
 	lp := startLegit(t, s, 0)
@@ -273,8 +275,8 @@ func TestAttackChainedAliases(t *testing.T) {
 	if !closed {
 		t.Error("the attacker's link was not closed")
 	}
-	if st := s.Stats(); st.ByLimit[LimitAliasBytes] != 1 || st.LinksClosedForLimits != 1 {
-		t.Errorf("Stats = %+v, want one link closed for %s", st, LimitAliasBytes)
+	if st := s.Stats(); st.ByLimit[LimitKeyLen] != 1 || st.LinksClosedForLimits != 1 {
+		t.Errorf("Stats = %+v, want one link closed for %s", st, LimitKeyLen)
 	}
 	lp.check()
 }

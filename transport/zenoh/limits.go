@@ -19,6 +19,7 @@ const (
 	DefaultMaxPeerLease       = 60 * time.Second
 	DefaultMaxAliases         = 1 << 14
 	DefaultMaxAliasBytes      = 4 << 20
+	DefaultMaxSessionAliasBytes = 16 << 20
 	DefaultMaxDeclarations    = 1 << 16
 	DefaultMaxQueuedBytes     = 16 << 20
 
@@ -86,6 +87,12 @@ type Limits struct {
 	// resolve to: an alias built on another one stores the whole key, so
 	// this, not the count, bounds their memory. Default 4 MiB.
 	MaxAliasBytes int
+	// MaxSessionAliasBytes bounds the memory the aliases of all links hold
+	// together: the lengths of their keys and 64 bytes more per alias for
+	// its entry. At the bound, the link holding the most loses its link,
+	// if it holds more than the link declaring an alias, which loses its
+	// own otherwise. Default 16 MiB.
+	MaxSessionAliasBytes int
 	// MaxDeclarations bounds the subscribers, queryables and liveliness
 	// tokens one link may declare, together. Default 65536.
 	MaxDeclarations int
@@ -137,6 +144,7 @@ func (lm Limits) resolve() (Limits, error) {
 		{&lm.MaxHandshakeBytes, DefaultMaxHandshakeBytes},
 		{&lm.MaxAliases, DefaultMaxAliases},
 		{&lm.MaxAliasBytes, DefaultMaxAliasBytes},
+		{&lm.MaxSessionAliasBytes, DefaultMaxSessionAliasBytes},
 		{&lm.MaxDeclarations, DefaultMaxDeclarations},
 		{&lm.MaxQueuedBytes, DefaultMaxQueuedBytes},
 		{&lm.MaxPendingQueries, DefaultMaxPendingQueries},
@@ -229,30 +237,6 @@ func (s *Session) clampLease(lease time.Duration) time.Duration {
 // LimitPeerLease names Limits.MaxPeerLease in Stats.ByLimit: it counts the
 // remotes whose announced lease was clamped (their links are kept).
 const LimitPeerLease = "MaxPeerLease"
-
-// setAlias records the alias id -> key declared by the remote, within
-// MaxAliases and MaxAliasBytes (reader goroutine only).
-func (l *link) setAlias(id uint16, key string) error {
-	lm := &l.s.cfg.Limits
-	old, replaced := l.aliases[id]
-	if !replaced && len(l.aliases) >= lm.MaxAliases {
-		return &limitError{limit: LimitAliases, max: lm.MaxAliases, what: "key expression alias count"}
-	}
-	if n := l.aliasBytes - len(old) + len(key); n > lm.MaxAliasBytes {
-		return &limitError{limit: LimitAliasBytes, max: lm.MaxAliasBytes, what: fmt.Sprintf("%d bytes of aliased keys", n)}
-	}
-	l.aliasBytes += len(key) - len(old)
-	l.aliases[id] = key
-	l.lastKey = "" // the cache may hold the old meaning of this scope
-	return nil
-}
-
-// dropAlias forgets an alias (reader goroutine only).
-func (l *link) dropAlias(id uint16) {
-	l.aliasBytes -= len(l.aliases[id])
-	delete(l.aliases, id)
-	l.lastKey = ""
-}
 
 // checkDeclarations reports whether l may declare one more subscriber,
 // queryable or token (s.mu held).

@@ -112,6 +112,10 @@ type link struct {
 	gossipNames map[uint64]string
 
 	aliasBytes int // total length of the keys in aliases (reader only)
+	// aliasHeld is what the aliases count in Session.aliasHeld; aliasGone
+	// is set once it was taken off it (Session.aliasMu, aliases.go).
+	aliasHeld int
+	aliasGone bool
 
 	// Guarded by Session.mu.
 	remoteSubs   map[uint32]uint32 // remote subscriber id -> session entry id
@@ -437,7 +441,25 @@ func (l *link) writeLoop() {
 		_, _ = l.conn.Write(appendClose(wbuf[:0], byte(l.reason), l.reason == wire.CloseGeneric))
 	}
 	_ = l.conn.Close()
+	// Route caches elsewhere may keep the link itself a while (a table
+	// snapshot, a destination list): not what it held.
+	l.dbuf, l.carry, l.fhdr, l.iov, l.iovw, l.iovBase = nil, nil, nil, nil, nil, nil
 	l.wmu.Unlock()
+	l.mu.Lock()
+	l.pending, l.bounds = nil, nil
+	l.mu.Unlock()
+}
+
+// releaseReader gives up what the reader holds when the link ends: its
+// reassembly buffer, its aliases and its caches. Route caches elsewhere
+// may keep the link itself a while (a table snapshot, a destination
+// list), not what it held.
+func (l *link) releaseReader() {
+	l.releaseDefrag()
+	l.releaseAliases()
+	l.aliases, l.lastKey, l.lastSfx = nil, "", ""
+	l.rxRoute, l.fwd, l.wdec, l.gossipBuf, l.gossipNames = nil, nil, nil, nil, nil
+	l.rxData = dataMsg{}
 }
 
 // writeMessages frames msgs (split at bounds) into batches and writes them.
@@ -518,7 +540,7 @@ func (l *link) readLoop() {
 	defer l.s.wg.Done()
 	defer close(l.finished)
 	defer l.s.removeLink(l)
-	defer l.releaseDefrag()
+	defer l.releaseReader()
 	buf := make([]byte, 65535)
 	// The read deadline is pushed forward at most every lease/4, so a
 	// silent peer is dropped between one and 1.25 leases after its last

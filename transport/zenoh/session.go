@@ -60,6 +60,9 @@ type Session struct {
 	reassembly atomic.Int64
 	// adm counts the inbound handshakes in progress (admission.go).
 	adm admission
+	// aliasHeld counts the memory of the links' aliases (aliases.go).
+	aliasMu   sync.Mutex
+	aliasHeld int
 	// pend counts the requests from remote nodes in progress
 	// (query_limits.go).
 	pend pendingQueries
