@@ -11,17 +11,17 @@ import (
 
 // Defaults of Limits, applied by Open to zero fields.
 const (
-	DefaultMaxLinks           = 512
-	DefaultMaxLinksPerIP      = 128
-	DefaultMaxHandshakes      = 100
-	DefaultMaxHandshakesPerIP = 32
-	DefaultMaxHandshakeBytes  = 16 << 10
-	DefaultMaxPeerLease       = 60 * time.Second
-	DefaultMaxAliases         = 1 << 14
-	DefaultMaxAliasBytes      = 4 << 20
+	DefaultMaxLinks             = 512
+	DefaultMaxLinksPerIP        = 128
+	DefaultMaxHandshakes        = 100
+	DefaultMaxHandshakesPerIP   = 32
+	DefaultMaxHandshakeBytes    = 16 << 10
+	DefaultMaxPeerLease         = 60 * time.Second
+	DefaultMaxAliases           = 1 << 14
+	DefaultMaxAliasBytes        = 4 << 20
 	DefaultMaxSessionAliasBytes = 16 << 20
-	DefaultMaxDeclarations    = 1 << 16
-	DefaultMaxQueuedBytes     = 16 << 20
+	DefaultMaxDeclarations      = 1 << 16
+	DefaultMaxQueuedBytes       = 16 << 20
 
 	DefaultMaxPendingQueries           = 1024
 	DefaultMaxPendingQueryBytes        = 4 << 20
