@@ -586,11 +586,11 @@ func TestLimitsResolve(t *testing.T) {
 	}
 	want := Limits{MaxLinks: 7, MaxLinksPerIP: DefaultMaxLinksPerIP, MaxHandshakes: DefaultMaxHandshakes,
 		MaxHandshakesPerIP: DefaultMaxHandshakesPerIP, MaxHandshakeBytes: DefaultMaxHandshakeBytes,
-		MaxPeerLease: maxLease, MaxAliases: DefaultMaxAliases, MaxAliasBytes: noLimit,
+		MaxPeerLease: maxLease, MaxAliases: DefaultMaxAliases, MaxAliasBytes: noLimit, MaxSessionAliasBytes: DefaultMaxSessionAliasBytes,
 		MaxDeclarations: DefaultMaxDeclarations, MaxQueuedBytes: DefaultMaxQueuedBytes,
 		MaxPendingQueries: DefaultMaxPendingQueries, MaxPendingQueryBytes: DefaultMaxPendingQueryBytes,
 		MaxSessionPendingQueries: DefaultMaxSessionPendingQueries, MaxSessionPendingQueryBytes: DefaultMaxSessionPendingQueryBytes,
-		MaxQueryTimeout: DefaultMaxQueryTimeout}
+		MaxQueryTimeout: DefaultMaxQueryTimeout, ReassemblyTimeout: DefaultReassemblyTimeout}
 	if lm != want {
 		t.Errorf("resolve = %+v\nwant %+v", lm, want)
 	}

@@ -114,10 +114,13 @@ func TestAttackPendingQueries(t *testing.T) {
 	}
 
 	// Everything goes with the links.
+	gone := []*link{asker.linkOf(s), third.linkOf(s), answerer.linkOf(s)}
 	asker.conn.Close()
 	third.conn.Close()
 	answerer.conn.Close()
-	waitLinks(t, s, 1)
+	for _, l := range gone {
+		<-l.finished // removed, and its queries ended
+	}
 	reqs, gets = pendingNow(s)
 	g1 := runtime.NumGoroutine()
 	left := int64(heapInuse()) - int64(base)
@@ -139,14 +142,22 @@ func TestAttackPendingQueries(t *testing.T) {
 // pendOf returns the pending requests of the session's link to h (s.pend.mu
 // held).
 func (h *hostile) pendOf(s *Session) *linkPending {
+	if l := h.linkOf(s); l != nil {
+		return &l.pend
+	}
+	return &linkPending{}
+}
+
+// linkOf returns the session's link to h, or nil.
+func (h *hostile) linkOf(s *Session) *link {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for l := range s.links {
 		if l.conn.RemoteAddr().String() == h.conn.LocalAddr().String() {
-			return &l.pend
+			return l
 		}
 	}
-	return &linkPending{}
+	return nil
 }
 
 // Queries handed to a local queryable that never answers are bounded the

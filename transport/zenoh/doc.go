@@ -74,10 +74,12 @@
 //     messages, whose size follows the last message, so a steady stream of
 //     equal images reuses it or allocates exactly one payload. What a slow
 //     consumer holds is what it kept (its queue of values); the transport
-//     holds no more. The messages being reassembled are bounded per link
-//     (Config.MaxLinkReassembly) and per session
+//     holds no more. A message is reassembled in memory allocated as its
+//     fragments arrive, bounded per link (Config.MaxLinkReassembly) and,
+//     with the buffers links keep, per session
 //     (Config.MaxSessionReassembly): a link over its share loses the
-//     message with a warning and keeps running.
+//     message with a warning and keeps running. An incomplete message
+//     that goes stale is dropped (Limits.ReassemblyTimeout).
 //
 // The DDS transport and the ROS 2 layer follow the same design: reassemble
 // fragments into the buffer that becomes the sample's payload, and decode

@@ -71,6 +71,8 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool, p *
 		reason:       -1,
 		dialed:       dialer,
 	}
+	// The link's reader reads through wake (reassembly.go).
+	rx.conn, rx.wake = wakeReader{l}, l.wake
 	zid, err := wire.NewZenohID(s.cfg.ZID)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrHandshake, err)

@@ -28,6 +28,7 @@ const (
 	DefaultMaxSessionPendingQueries    = 8192
 	DefaultMaxSessionPendingQueryBytes = 32 << 20
 	DefaultMaxQueryTimeout             = 600 * time.Second
+	DefaultReassemblyTimeout           = 2 * time.Second
 )
 
 // Limits bounds what remote nodes can make a session hold: links,
@@ -128,6 +129,13 @@ type Limits struct {
 	// result with none), as the queryable decides when they end. Default
 	// 600 s, the timeout of rmw_zenoh's service calls.
 	MaxQueryTimeout time.Duration
+	// ReassemblyTimeout bounds how long an incomplete fragmented message
+	// is kept: it is dropped, and its memory released, when its next
+	// fragment is later than this after the last one, or after its first
+	// one plus a second per MiB received (so that a trickle of fragments
+	// cannot hold it either), even while the remote sends keep-alives.
+	// Counted under LimitReassemblyTimeout; the link is kept. Default 2 s.
+	ReassemblyTimeout time.Duration
 }
 
 // resolve fills zero fields with defaults and turns negative ones into
@@ -167,6 +175,12 @@ func (lm Limits) resolve() (Limits, error) {
 		lm.MaxPeerLease = maxLease
 	case lm.MaxPeerLease < time.Millisecond:
 		return lm, fmt.Errorf("%w: Limits.MaxPeerLease below 1 ms", ErrInvalidConfig)
+	}
+	switch {
+	case lm.ReassemblyTimeout == 0:
+		lm.ReassemblyTimeout = DefaultReassemblyTimeout
+	case lm.ReassemblyTimeout < 0:
+		lm.ReassemblyTimeout = maxLease
 	}
 	switch {
 	case lm.MaxQueryTimeout == 0:

@@ -88,16 +88,20 @@ type link struct {
 	fhdr             []byte       // the fragment headers iov points into
 	loan             payloadLoan  // the reassembled message's buffer, lent (reader only)
 	defragHint       int          // size of the last reassembled message (reader only)
-	counted          int          // bytes counted in Session.reassembly (reader only)
+	counted          int          // bytes counted in the session's reassembly, in use (reader only)
 	rx               *spillReader // the source of br, for vectored reads of fragments (reader only)
 	warnedReassembly bool         // the session's reassembly limit was logged (reader only)
 
 	// Receive state, reader only.
 	rxSN      [2]uint64 // next SN expected on the best-effort and reliable channels
 	rxStarted [2]bool
-	defrag    []byte
-	skipping  bool // dropping the rest of an oversized fragmented message
-	rxActive  bool // the last batch held more than a keep-alive
+	reasm     reassembly // the message being reassembled (reassembly.go)
+	rxActive  bool       // the last batch held more than a keep-alive
+	// The read deadline: the lease's end, or sooner for housekeeping (see
+	// link.wake).
+	leaseEnd     time.Time
+	readDeadline time.Time
+	rearm        bool // the deadline must be set again
 	aliases   map[uint16]string
 	lastScope uint16
 	lastSfx   string
@@ -541,8 +545,8 @@ func (l *link) readLoop() {
 	defer close(l.finished)
 	defer l.s.removeLink(l)
 	defer l.releaseReader()
-	buf := make([]byte, 65535)
-	// The read deadline is pushed forward at most every lease/4, so a
+	buf := make([]byte, wire.MaxBatchSize)
+	// The lease's end is pushed forward at most every lease/4, so a
 	// silent peer is dropped between one and 1.25 leases after its last
 	// batch.
 	step := l.peerLease / 4
@@ -554,8 +558,11 @@ func (l *link) readLoop() {
 			l.rxActive = false
 		}
 		if now.Sub(deadlineSet) >= step {
-			_ = l.conn.SetReadDeadline(now.Add(l.peerLease + step))
+			l.leaseEnd = now.Add(l.peerLease + step)
 			deadlineSet = now
+			l.armDeadline()
+		} else if l.rearm {
+			l.armDeadline()
 		}
 		b, herr, err := l.readNext(buf) // a fragment is read and handled at once (large.go)
 		l.rxBatches.Add(1)

@@ -55,9 +55,11 @@ type Session struct {
 	gossip *gossiper // nil when gossip is off
 
 	stats statsCounters // see Stats
-	// reassembly counts the bytes of the links' reassembly buffers
-	// (large.go), bounded by MaxSessionReassembly.
+	// reassembly counts the bytes of the messages the links are
+	// reassembling (a copy of defrag.inUse); defrag counts them and the
+	// buffers kept between messages (reassembly.go).
 	reassembly atomic.Int64
+	defrag     defragStore
 	// adm counts the inbound handshakes in progress (admission.go).
 	adm admission
 	// aliasHeld counts the memory of the links' aliases (aliases.go).
