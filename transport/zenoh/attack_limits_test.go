@@ -148,6 +148,13 @@ type legitPeer struct {
 // its stream.
 func startLegit(t testing.TB, s *Session, lease time.Duration) *legitPeer {
 	t.Helper()
+	return startLegitWith(t, s, Config{Lease: lease})
+}
+
+// startLegitWith links a peer of configuration cfg to s and starts its
+// stream.
+func startLegitWith(t testing.TB, s *Session, cfg Config) *legitPeer {
+	t.Helper()
 	lp := &legitPeer{t: t, got: make(chan uint64, 1<<16), stop: make(chan struct{}), done: make(chan struct{})}
 	sub, err := s.DeclareSubscriber("legit/seq", func(smp Sample) {
 		lp.got <- binary.LittleEndian.Uint64(smp.Payload)
@@ -156,7 +163,8 @@ func startLegit(t testing.TB, s *Session, lease time.Duration) *legitPeer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = sub.Undeclare() })
-	lp.s = openT(t, Config{Connect: s.ListenAddrs(), Lease: lease})
+	cfg.Connect = s.ListenAddrs()
+	lp.s = openT(t, cfg)
 	pub := publisher(t, lp.s, "legit/seq", WithCongestionControl(CongestionBlock))
 	ctx := testCtx(t)
 	if err := pub.WaitMatching(ctx); err != nil {
@@ -587,7 +595,7 @@ func TestLimitsResolve(t *testing.T) {
 	want := Limits{MaxLinks: 7, MaxLinksPerIP: DefaultMaxLinksPerIP, MaxHandshakes: DefaultMaxHandshakes,
 		MaxHandshakesPerIP: DefaultMaxHandshakesPerIP, MaxHandshakeBytes: DefaultMaxHandshakeBytes,
 		MaxPeerLease: maxLease, MaxAliases: DefaultMaxAliases, MaxAliasBytes: noLimit, MaxSessionAliasBytes: DefaultMaxSessionAliasBytes,
-		MaxDeclarations: DefaultMaxDeclarations, MaxQueuedBytes: DefaultMaxQueuedBytes,
+		MaxDeclarations: DefaultMaxDeclarations, MaxRelayedDeclarations: DefaultMaxRelayedDeclarations, MaxQueuedBytes: DefaultMaxQueuedBytes,
 		MaxPendingQueries: DefaultMaxPendingQueries, MaxPendingQueryBytes: DefaultMaxPendingQueryBytes,
 		MaxSessionPendingQueries: DefaultMaxSessionPendingQueries, MaxSessionPendingQueryBytes: DefaultMaxSessionPendingQueryBytes,
 		MaxQueryTimeout: DefaultMaxQueryTimeout, ReassemblyTimeout: DefaultReassemblyTimeout}

@@ -163,6 +163,7 @@ type netCounts struct {
 	finals     atomic.Int64 // RESPONSE_FINAL
 	requests   atomic.Int64 // REQUEST
 	maxTimeout atomic.Int64 // the longest REQUEST timeout, in ns
+	pushes     atomic.Int64 // PUSH
 	decls      atomic.Int64 // D_SUBSCRIBER, D_QUERYABLE and D_TOKEN
 	undecls    atomic.Int64 // their undeclarations
 	closeWhy   atomic.Int64 // 1 + the reason of a CLOSE received, or 0
@@ -203,6 +204,8 @@ func (h *hostile) count() *netCounts {
 					switch m := nm.(type) {
 					case *wire.ResponseFinal:
 						c.finals.Add(1)
+					case *wire.Push:
+						c.pushes.Add(1)
 					case *wire.Request:
 						c.requests.Add(1)
 						if int64(m.Timeout) > c.maxTimeout.Load() {

@@ -11,17 +11,18 @@ import (
 
 // Defaults of Limits, applied by Open to zero fields.
 const (
-	DefaultMaxLinks             = 512
-	DefaultMaxLinksPerIP        = 128
-	DefaultMaxHandshakes        = 100
-	DefaultMaxHandshakesPerIP   = 32
-	DefaultMaxHandshakeBytes    = 16 << 10
-	DefaultMaxPeerLease         = 60 * time.Second
-	DefaultMaxAliases           = 1 << 14
-	DefaultMaxAliasBytes        = 4 << 20
-	DefaultMaxSessionAliasBytes = 16 << 20
-	DefaultMaxDeclarations      = 1 << 16
-	DefaultMaxQueuedBytes       = 16 << 20
+	DefaultMaxLinks               = 512
+	DefaultMaxLinksPerIP          = 128
+	DefaultMaxHandshakes          = 100
+	DefaultMaxHandshakesPerIP     = 32
+	DefaultMaxHandshakeBytes      = 16 << 10
+	DefaultMaxPeerLease           = 60 * time.Second
+	DefaultMaxAliases             = 1 << 14
+	DefaultMaxAliasBytes          = 4 << 20
+	DefaultMaxSessionAliasBytes   = 16 << 20
+	DefaultMaxDeclarations        = 1 << 16
+	DefaultMaxRelayedDeclarations = DefaultMaxDeclarations / 2
+	DefaultMaxQueuedBytes         = 16 << 20
 
 	DefaultMaxPendingQueries           = 1024
 	DefaultMaxPendingQueryBytes        = 4 << 20
@@ -97,6 +98,17 @@ type Limits struct {
 	// MaxDeclarations bounds the subscribers, queryables and liveliness
 	// tokens one link may declare, together. Default 65536.
 	MaxDeclarations int
+	// MaxRelayedDeclarations bounds the declarations of other links that
+	// a peer announces one by one (those of its clients to every link,
+	// those of its other links to its clients), so that links each within
+	// MaxDeclarations cannot together push a peer over its own: beyond it,
+	// subscribers and queryables are announced aggregated (one subscriber
+	// and one queryable on "**" per link that may see them) and tokens
+	// are not relayed, counted under LimitRelayedDeclarations. The link
+	// holding the most slots gives one up to a link holding fewer, and
+	// freed slots go to the aggregated declarations, oldest first.
+	// Default 32768, half of a default peer's MaxDeclarations.
+	MaxRelayedDeclarations int
 	// MaxQueuedBytes bounds the control messages (declarations, answers
 	// to interests, query finals) queued on a link whose remote does not
 	// read them. Publications are bounded by congestion control instead
@@ -154,6 +166,7 @@ func (lm Limits) resolve() (Limits, error) {
 		{&lm.MaxAliasBytes, DefaultMaxAliasBytes},
 		{&lm.MaxSessionAliasBytes, DefaultMaxSessionAliasBytes},
 		{&lm.MaxDeclarations, DefaultMaxDeclarations},
+		{&lm.MaxRelayedDeclarations, DefaultMaxRelayedDeclarations},
 		{&lm.MaxQueuedBytes, DefaultMaxQueuedBytes},
 		{&lm.MaxPendingQueries, DefaultMaxPendingQueries},
 		{&lm.MaxPendingQueryBytes, DefaultMaxPendingQueryBytes},

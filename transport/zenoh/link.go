@@ -102,15 +102,15 @@ type link struct {
 	leaseEnd     time.Time
 	readDeadline time.Time
 	rearm        bool // the deadline must be set again
-	aliases   map[uint16]string
-	lastScope uint16
-	lastSfx   string
-	lastKey   string
-	rxRoute   *routeCache
-	rxData    dataMsg     // the sample being dispatched
-	fwd       []byte      // encoding buffer for forwarded samples
-	fwdEnc    pushEncoder // encoder of forwarded samples
-	wdec      *wire.Decoder
+	aliases      map[uint16]string
+	lastScope    uint16
+	lastSfx      string
+	lastKey      string
+	rxRoute      *routeCache
+	rxData       dataMsg     // the sample being dispatched
+	fwd          []byte      // encoding buffer for forwarded samples
+	fwdEnc       pushEncoder // encoder of forwarded samples
+	wdec         *wire.Decoder
 	// Gossip received: the decoded list (reused) and the sender's psids.
 	gossipBuf   []wire.LinkState
 	gossipNames map[uint64]string
@@ -131,6 +131,13 @@ type link struct {
 	declsKnown   bool              // a peer sent D_FINAL for the initial interest (id 0)
 	agg          map[uint32]*aggInterest
 	removed      bool
+	// The declarations relayed (routing_relay.go): this link's relayed on
+	// their own, and the aggregates it gets.
+	relayOne int
+	relayed  []relayRef
+	aggN     [2]int    // aggregated declarations it may see, by kind
+	aggID    [2]uint32 // the id of its aggregate, by kind
+	aggSent  [2]bool   // whether it was declared to it
 
 	pend linkPending // its requests in progress (guarded by Session.pend.mu)
 
@@ -621,7 +628,12 @@ func (l *link) handleBatch(b []byte) error {
 			return l.handleFragment(m)
 		case *wire.KeepAlive, *wire.TransportOAM:
 		case *wire.Close:
-			l.close(-1, fmt.Errorf("%w: closed by remote, reason %d", errLinkClosed, m.Reason))
+			cause := fmt.Errorf("%w: closed by remote, reason %d", errLinkClosed, m.Reason)
+			if m.Reason == wire.CloseInvalid {
+				cause = errRemoteInvalid
+				l.s.remoteClosedInvalid(l)
+			}
+			l.close(-1, cause)
 			return errLinkClosed
 		default:
 			return fmt.Errorf("%w: unexpected transport message %T", ErrProtocol, m)

@@ -442,6 +442,7 @@ type qablEntry struct {
 	complete bool
 	origin   *link
 	local    *Queryable
+	relay    uint8 // how it is announced (routing_relay.go)
 }
 
 // qablVisible reports whether queryable e is announced to link l: our own
@@ -458,7 +459,9 @@ func qablVisible(e *qablEntry, l *link) bool {
 func (s *Session) addQablLocked(e *qablEntry) {
 	s.qabls[e.id] = e
 	s.noteQablLocked(e, true)
-	s.declareLocked(appendDeclareQueryable(nil, nil, e.id, e.key, e.complete), func(l *link) bool { return qablVisible(e, l) })
+	if e.relay = s.relayAddLocked(relayRef{kindQabl, e.id}, e.origin); e.relay != relayAgg {
+		s.declareLocked(appendDeclareQueryable(nil, nil, e.id, e.key, e.complete), func(l *link) bool { return qablVisible(e, l) })
+	}
 	s.notifyLocked()
 }
 
@@ -470,7 +473,10 @@ func (s *Session) removeQablLocked(id uint32) {
 	}
 	delete(s.qabls, id)
 	s.noteQablLocked(e, false)
-	s.declareLocked(appendUndeclareQueryable(nil, e.id), func(l *link) bool { return qablVisible(e, l) })
+	if e.relay != relayAgg {
+		s.declareLocked(appendUndeclareQueryable(nil, e.id), func(l *link) bool { return qablVisible(e, l) })
+	}
+	s.relayRemoveLocked(relayRef{kindQabl, e.id}, e.origin, e.relay)
 	s.notifyLocked()
 }
 

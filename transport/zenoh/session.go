@@ -65,6 +65,8 @@ type Session struct {
 	// aliasHeld counts the memory of the links' aliases (aliases.go).
 	aliasMu   sync.Mutex
 	aliasHeld int
+	// relay counts the declarations relayed for links (routing_relay.go).
+	relay relayTable
 	// pend counts the requests from remote nodes in progress
 	// (query_limits.go).
 	pend pendingQueries
@@ -326,7 +328,13 @@ func (s *Session) dialLoop(ep endpoint, first chan<- error, deadline time.Time) 
 				return
 			}
 			s.log.Warn("zenoh: link lost, redialling", "endpoint", ep.String(), "cause", l.cause)
-			delay = s.cfg.RetryInterval
+			if errors.Is(l.cause, errRemoteInvalid) {
+				// The remote refused what we sent (over one of its limits,
+				// say): it may again, so back off.
+				delay = min(2*delay, maxRetryFactor*s.cfg.RetryInterval)
+			} else {
+				delay = s.cfg.RetryInterval
+			}
 		case existing != nil:
 			// Already linked to that node (it dialled us): dial again only
 			// once that link is gone.
@@ -433,24 +441,31 @@ func (s *Session) register(l *link) (*link, error) {
 	// implicit initial interest (terminated by D_FINAL with id 0), to a
 	// router when we are its client.
 	l.wantsDecl = !l.isClient()
+	s.countAggLocked(l)
 	if l.wantsDecl {
 		var scratch []byte
 		for _, e := range s.sortedEntries() {
-			if s.visible(e, l) {
+			if s.visible(e, l) && e.relay != relayAgg {
 				scratch = appendDeclareSubscriber(scratch[:0], nil, e.id, e.key)
 				l.queueCtrl(scratch)
 			}
 		}
 		for _, e := range s.sortedQabls() {
-			if qablVisible(e, l) {
+			if qablVisible(e, l) && e.relay != relayAgg {
 				scratch = appendDeclareQueryable(scratch[:0], nil, e.id, e.key, e.complete)
 				l.queueCtrl(scratch)
 			}
 		}
 		for _, e := range s.sortedTokens() {
-			if tokVisible(e, l) {
+			if tokVisible(e, l) && e.relay != relayAgg {
 				scratch = appendDeclareToken(scratch[:0], nil, e.id, e.key)
 				l.queueCtrl(scratch)
+			}
+		}
+		for _, kind := range []uint8{kindSub, kindQabl} {
+			if l.aggN[kind] > 0 {
+				l.queueCtrl(s.appendAggLocked(scratch[:0], l, kind, nil))
+				l.aggSent[kind] = true
 			}
 		}
 		if s.cfg.Mode == ModePeer && l.whatami != wire.Router {
@@ -801,12 +816,17 @@ func (s *Session) handleInterest(l *link, m *wire.Interest) {
 		return
 	}
 	if m.Mode == wire.InterestCurrent || m.Mode == wire.InterestCurrentFuture {
+		future := m.Mode == wire.InterestCurrentFuture
 		if m.Options&wire.InterestSubscribers != 0 {
 			for _, e := range s.visibleEntriesLocked(l) {
 				if restrict == "" || intersects(restrict, e.key) {
 					scratch = appendDeclareSubscriber(scratch[:0], &id, e.id, e.key)
 					l.queueCtrl(scratch)
 				}
+			}
+			if l.aggN[kindSub] > 0 {
+				l.queueCtrl(s.appendAggLocked(scratch[:0], l, kindSub, &id))
+				l.aggSent[kindSub] = l.aggSent[kindSub] || future
 			}
 		}
 		if m.Options&wire.InterestTokens != 0 {
@@ -823,6 +843,10 @@ func (s *Session) handleInterest(l *link, m *wire.Interest) {
 					scratch = appendDeclareQueryable(scratch[:0], &id, e.id, e.key, e.complete)
 					l.queueCtrl(scratch)
 				}
+			}
+			if l.aggN[kindQabl] > 0 {
+				l.queueCtrl(s.appendAggLocked(scratch[:0], l, kindQabl, &id))
+				l.aggSent[kindQabl] = l.aggSent[kindQabl] || future
 			}
 		}
 		l.queueCtrl(appendDeclareFinal(scratch[:0], id))
