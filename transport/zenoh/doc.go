@@ -130,6 +130,35 @@
 // ended returns ctx's error and does nothing (a Put sends nothing, a
 // WaitMatching does not look), as in package afor.
 //
+// # Remote nodes that misbehave
+//
+// Config.Limits bounds what other nodes can make a session hold, per link
+// and for the whole session: links and handshakes, leases, key expression
+// aliases (MaxAliasBytes, MaxSessionAliasBytes), declarations
+// (MaxDeclarations) and those relayed for other links
+// (MaxRelayedDeclarations), control messages queued for a node that does
+// not read, queries in progress (MaxPendingQueries and the like, a
+// forwarded query's timeout clamped to MaxQueryTimeout), and fragmented
+// messages (Config.MaxLinkReassembly and MaxSessionReassembly, which count
+// the buffers links keep between messages too, and ReassemblyTimeout for
+// incomplete ones). Where a budget is shared, the link holding the most
+// pays when it runs out: it loses its link (aliases), its oldest query
+// (queries), or a slot of its relayed declarations, rather than a newcomer
+// holding little. Every limit hit is counted in Session.Stats under the
+// limit's name and logged as a warning naming the remote and the limit.
+//
+// Admission is by behaviour, not by address alone: every node of a robot
+// connects from 127.0.0.1, so a limit per source address must not let one
+// misbehaving local process keep the others out. A handshake counts
+// against MaxHandshakes(PerIP) only once it has stalled (lasted a second):
+// real nodes finish in milliseconds, so slow or silent connections cannot
+// hold the slots a newcomer needs. At MaxLinks(PerIP), an accepted link
+// that has sent nothing but keep-alives for a second is closed to make room
+// for a newcomer that finished its handshake (Stats.LinksEvicted); links
+// that publish, declare or query never are. A local process that keeps as
+// many links active as the limit allows still keeps newcomers out: no
+// address-based rule can tell it from the robot's own nodes.
+//
 // # Scouting
 //
 // With Config.Scouting.Multicast set (off by default, so that sessions never
