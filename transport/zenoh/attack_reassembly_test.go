@@ -135,11 +135,12 @@ func TestAttackStaleFragments(t *testing.T) {
 		t.Errorf("reassembly holds %d bytes, want at most %d", held, budget)
 	}
 	// What the session holds is within the budget; what it allocated
-	// besides is what the messages dropped for the budget held (garbage
-	// until the next collection), at most the budget again. Buffers grown
-	// by doubling and copying allocated three times the budget.
-	if allocated > 2*budget+overhead/2 {
-		t.Errorf("the attack allocated %.1f MiB, want at most twice the budget %.1f MiB and %.1f MiB more",
+	// besides is what the messages dropped for the budget held and could
+	// not pass on to the others (garbage until the next collection), less
+	// than the budget again. Buffers grown by doubling and copying
+	// allocated three times the budget.
+	if allocated > 7*budget/4+overhead/2 {
+		t.Errorf("the attack allocated %.1f MiB, want at most 1.75 times the budget %.1f MiB and %.1f MiB more",
 			float64(allocated)/mib, float64(budget)/mib, float64(overhead/2)/mib)
 	}
 	if peak > 2*budget+overhead {

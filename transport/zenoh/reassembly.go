@@ -18,7 +18,11 @@ package zenoh
 // each) against a quarter of MaxSessionReassembly. Those are kept in a
 // store of the session, least recently used dropped first, and dropped too
 // when a message in progress needs their room: links that each sent one
-// large message no longer add up (120 links of 8 MB held 971 MB).
+// large message no longer add up (120 links of 8 MB held 971 MB). The
+// store also holds, within the same quarter, the chunks of messages that
+// were joined or dropped, for the next chunks any link needs: a message
+// dropped for room leaves its memory to the messages that go on, not to
+// the garbage collector.
 //
 // An incomplete message that goes stale is dropped and its memory
 // released: its next fragment is late by Limits.ReassemblyTimeout after the
@@ -82,9 +86,14 @@ type reassembly struct {
 type defragStore struct {
 	mu    sync.Mutex
 	inUse int                     // bytes of messages being reassembled
-	idle  int                     // bytes of kept buffers
+	idle  int                     // bytes of kept buffers and free chunks
 	kept  map[*link]*list.Element // of *keptBuf
 	lru   list.List               // of *keptBuf, least recently kept first
+	// free holds chunks of messages that ended or were dropped, by
+	// capacity, for the next chunks any link needs: a message dropped for
+	// room leaves its memory to the others rather than as garbage.
+	free  map[int][][]byte
+	freeN int // their bytes
 }
 
 type keptBuf struct {
@@ -102,6 +111,7 @@ func (l *link) reserve(n int) bool {
 	max := s.cfg.MaxSessionReassembly
 	d.mu.Lock()
 	var dropped int
+	d.dropFreeLocked(d.inUse + d.idle + n - max)
 	for d.inUse+d.idle+n > max && d.lru.Len() > 0 {
 		d.dropLocked(d.lru.Front())
 		dropped++
@@ -153,6 +163,7 @@ func (l *link) keep(b []byte) {
 	s.reassembly.Store(int64(d.inUse))
 	var dropped int
 	if cap(b) <= keepDefrag && cap(b) <= max {
+		d.dropFreeLocked(d.idle + cap(b) - max)
 		for d.idle+cap(b) > max && d.lru.Len() > 0 {
 			d.dropLocked(d.lru.Front())
 			dropped++
@@ -194,6 +205,79 @@ func (d *defragStore) dropLocked(e *list.Element) {
 	d.idle -= cap(k.b)
 }
 
+// dropFreeLocked drops free chunks until n bytes are freed or none is
+// left (d.mu held).
+func (d *defragStore) dropFreeLocked(n int) {
+	for c, bs := range d.free {
+		for n > 0 && len(bs) > 0 {
+			bs[len(bs)-1] = nil
+			bs = bs[:len(bs)-1]
+			d.idle -= c
+			d.freeN -= c
+			n -= c
+		}
+		if len(bs) == 0 {
+			delete(d.free, c)
+		} else {
+			d.free[c] = bs
+		}
+		if n <= 0 {
+			return
+		}
+	}
+}
+
+// isChunkSize reports whether c is the capacity of chunks links allocate
+// as a message grows (a power of two from minDefrag to maxChunk).
+func isChunkSize(c int) bool {
+	return c >= minDefrag && c <= maxChunk && c&(c-1) == 0
+}
+
+// recycle gives up chunks of l's, which l counts: those of a size links
+// allocate go to the free chunks while they fit in a quarter of
+// MaxSessionReassembly, the others are let go.
+func (l *link) recycle(chunks [][]byte) {
+	s := l.s
+	d := &s.defrag
+	max := s.cfg.MaxSessionReassembly / 4
+	d.mu.Lock()
+	for _, c := range chunks {
+		n := cap(c)
+		d.inUse -= n
+		l.counted -= n
+		if isChunkSize(n) && d.idle+n <= max {
+			if d.free == nil {
+				d.free = make(map[int][][]byte)
+			}
+			d.free[n] = append(d.free[n], c[:0])
+			d.idle += n
+			d.freeN += n
+		}
+	}
+	s.reassembly.Store(int64(d.inUse))
+	d.mu.Unlock()
+}
+
+// takeFree returns a free chunk of capacity c, now counted as l's, or nil.
+func (l *link) takeFree(c int) []byte {
+	d := &l.s.defrag
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	bs := d.free[c]
+	if len(bs) == 0 {
+		return nil
+	}
+	b := bs[len(bs)-1]
+	bs[len(bs)-1] = nil
+	d.free[c] = bs[:len(bs)-1]
+	d.idle -= c
+	d.freeN -= c
+	d.inUse += c
+	l.counted += c
+	l.s.reassembly.Store(int64(d.inUse))
+	return b
+}
+
 // countKeptDropped counts and logs kept buffers dropped for room.
 func (s *Session) countKeptDropped(l *link, n int) {
 	for range n - 1 {
@@ -217,9 +301,13 @@ func (l *link) releaseDefrag() {
 	d.mu.Unlock()
 }
 
-// newChunk allocates a chunk of length n and capacity c, counted, or
-// returns nil when the session cannot hold it.
+// newChunk returns a chunk of length n and capacity c, counted: a free one
+// if there is one, else a new one. It returns nil when the session cannot
+// hold it.
 func (l *link) newChunk(n, c int) []byte {
+	if b := l.takeFree(c); b != nil {
+		return b[:n]
+	}
 	if !l.reserve(c) {
 		return nil
 	}
@@ -239,13 +327,20 @@ func (l *link) newChunk(n, c int) []byte {
 // memory; more tells whether fragments of it are still to come (to be
 // skipped).
 func (l *link) dropMessage(more bool) {
+	l.recycle(l.reasm.chunks)
+	l.forgetMessage(more)
+}
+
+// forgetMessage drops the message being reassembled without reusing its
+// chunks (the reader may be reading into one); see dropMessage.
+func (l *link) forgetMessage(more bool) {
 	r := &l.reasm
 	clear(r.chunks)
 	r.chunks = r.chunks[:0]
 	r.size = 0
 	r.gen++
 	r.skipping = more
-	l.unreserve(l.counted)
+	l.unreserve(l.counted) // what recycle did not take
 }
 
 // Receiving.
@@ -444,9 +539,7 @@ func (l *link) fragmentEnd() error {
 		for _, c := range r.chunks {
 			j = append(j, c...)
 		}
-		for _, c := range r.chunks {
-			l.unreserve(cap(c))
-		}
+		l.recycle(r.chunks)
 		clear(r.chunks)
 		r.chunks = append(r.chunks[:0], j)
 		b = j
@@ -516,7 +609,7 @@ func (l *link) wake(err error) bool {
 				"limit", LimitReassemblyTimeout, "max", l.s.cfg.Limits.ReassemblyTimeout, "received", r.size,
 				"since", now.Sub(r.start).Round(time.Millisecond), "count", c)
 		}
-		l.dropMessage(true)
+		l.forgetMessage(true) // the read in progress may be into it
 	}
 	l.armDeadline()
 	return true
