@@ -596,7 +596,8 @@ func TestLimitsResolve(t *testing.T) {
 		MaxHandshakesPerIP: DefaultMaxHandshakesPerIP, MaxHandshakeBytes: DefaultMaxHandshakeBytes,
 		MaxPeerLease: maxLease, MaxAliases: DefaultMaxAliases, MaxAliasBytes: noLimit, MaxSessionAliasBytes: DefaultMaxSessionAliasBytes,
 		MaxDeclarations: DefaultMaxDeclarations, MaxRelayedDeclarations: DefaultMaxRelayedDeclarations, MaxQueuedBytes: DefaultMaxQueuedBytes,
-		MaxPendingQueries: DefaultMaxPendingQueries, MaxPendingQueryBytes: DefaultMaxPendingQueryBytes,
+		MaxSessionQueuedBytes: DefaultMaxSessionQueuedBytes,
+		MaxPendingQueries:     DefaultMaxPendingQueries, MaxPendingQueryBytes: DefaultMaxPendingQueryBytes,
 		MaxSessionPendingQueries: DefaultMaxSessionPendingQueries, MaxSessionPendingQueryBytes: DefaultMaxSessionPendingQueryBytes,
 		MaxQueryTimeout: DefaultMaxQueryTimeout, ReassemblyTimeout: DefaultReassemblyTimeout}
 	if lm != want {

@@ -449,3 +449,36 @@ func TestMeasureSilentConnections(t *testing.T) {
 	t.Logf("ROW7 silent TCP connections: new local node (ConnectTimeout 3 s, exit on failure) joined %v after %v; legit %d/%d (lost %d); stats %+v",
 		ok, d.Round(time.Millisecond), got, sent, lost, s.Stats())
 }
+
+// Row 8 (found on the way): 60 client links subscribe and never read; a
+// client publishes 12 MB once, which the session relays to each.
+func TestMeasureRelayToSinks(t *testing.T) {
+	s := measureTarget(t)
+	stopLegit := measureLegit(t, s)
+	base := liveHeap()
+	for i := range 60 {
+		h := dialHostile(t, s)
+		if tc, ok := h.conn.(*net.TCPConn); ok {
+			_ = tc.SetReadBuffer(4096)
+		}
+		if err := h.handshakeAs(8000+i, wire.Client, 10*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		_ = h.frame(appendDeclareSubscriber(nil, nil, 1, "flood/**"))
+	}
+	src := dialHostile(t, s)
+	if err := src.handshakeAs(8100, wire.Client, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	src.drain()
+	time.Sleep(500 * time.Millisecond)
+	payload := make([]byte, 60000)
+	for i := range 200 {
+		_ = src.frame(cpuPush(fmt.Sprintf("flood/%d", i), payload))
+	}
+	time.Sleep(3 * time.Second)
+	held := liveHeap() - base
+	sent, got, lost := stopLegit()
+	t.Logf("ROW8 relay to 60 sinks: 12.0 MB sent once, live heap +%s, %d links up; legit %d/%d (lost %d); stats %+v",
+		mb(held), len(s.Links()), got, sent, lost, s.Stats())
+}

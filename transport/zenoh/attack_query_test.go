@@ -195,8 +195,9 @@ func TestPendingQueriesLocal(t *testing.T) {
 	if reqs, _ := pendingNow(s); reqs != perLink {
 		t.Errorf("%d requests pending, want %d", reqs, perLink)
 	}
+	gone := h.linkOf(s)
 	h.conn.Close()
-	waitLinks(t, s, 0)
+	<-gone.finished // removed, and its queries ended
 	for _, q := range qs {
 		if !q.isFinished() {
 			t.Error("a query from the closed link is not finished")

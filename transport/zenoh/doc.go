@@ -136,15 +136,15 @@
 // and for the whole session: links and handshakes, leases, key expression
 // aliases (MaxAliasBytes, MaxSessionAliasBytes), declarations
 // (MaxDeclarations) and those relayed for other links
-// (MaxRelayedDeclarations), control messages queued for a node that does
-// not read, queries in progress (MaxPendingQueries and the like, a
+// (MaxRelayedDeclarations), what is queued for nodes that do not read
+// (MaxQueuedBytes, MaxSessionQueuedBytes), queries in progress (MaxPendingQueries and the like, a
 // forwarded query's timeout clamped to MaxQueryTimeout), and fragmented
 // messages (Config.MaxLinkReassembly and MaxSessionReassembly, which count
 // the buffers links keep between messages too, and ReassemblyTimeout for
 // incomplete ones). Where a budget is shared, the link holding the most
-// pays when it runs out: it loses its link (aliases), its oldest query
-// (queries), or a slot of its relayed declarations, rather than a newcomer
-// holding little. Every limit hit is counted in Session.Stats under the
+// pays when it runs out: it loses its link (aliases, queued bytes), its
+// oldest query (queries), or a slot of its relayed declarations, rather
+// than a newcomer holding little. Every limit hit is counted in Session.Stats under the
 // limit's name and logged as a warning naming the remote and the limit.
 //
 // Admission is by behaviour, not by address alone: every node of a robot

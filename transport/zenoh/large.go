@@ -172,6 +172,7 @@ func (l *link) writeLarge(head, payload []byte) error {
 	}
 	if err != nil { // a slow peer: the writer sends the rest
 		skip := n
+		left := len(l.carry)
 		for _, b := range l.iov {
 			if skip >= int64(len(b)) {
 				skip -= int64(len(b))
@@ -180,7 +181,11 @@ func (l *link) writeLarge(head, payload []byte) error {
 			l.carry = append(l.carry, b[skip:]...)
 			skip = 0
 		}
+		l.mu.Lock()
+		l.holdTxLocked(len(l.carry) - left)
+		l.mu.Unlock()
 		l.kickWriter()
+		l.s.checkTx()
 	}
 	clear(l.iov)
 	return nil

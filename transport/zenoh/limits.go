@@ -23,6 +23,7 @@ const (
 	DefaultMaxDeclarations        = 1 << 16
 	DefaultMaxRelayedDeclarations = DefaultMaxDeclarations / 2
 	DefaultMaxQueuedBytes         = 16 << 20
+	DefaultMaxSessionQueuedBytes  = 128 << 20
 
 	DefaultMaxPendingQueries           = 1024
 	DefaultMaxPendingQueryBytes        = 4 << 20
@@ -114,6 +115,13 @@ type Limits struct {
 	// read them. Publications are bounded by congestion control instead
 	// (see DropWait). Default 16 MiB.
 	MaxQueuedBytes int
+	// MaxSessionQueuedBytes bounds what all links hold to send together:
+	// their queues, the batches being written and what sockets did not
+	// take, so that links that do not read cannot add up (a peer relays a
+	// client's publications to every link that subscribed). Over it, the
+	// link holding the most is closed, counted under
+	// LimitSessionQueuedBytes. Default 128 MiB.
+	MaxSessionQueuedBytes int
 	// MaxPendingQueries bounds the queries received from one link that
 	// are in progress: handed to local queryables, or forwarded to other
 	// nodes for a client, and not finished yet. A query beyond it is
@@ -168,6 +176,7 @@ func (lm Limits) resolve() (Limits, error) {
 		{&lm.MaxDeclarations, DefaultMaxDeclarations},
 		{&lm.MaxRelayedDeclarations, DefaultMaxRelayedDeclarations},
 		{&lm.MaxQueuedBytes, DefaultMaxQueuedBytes},
+		{&lm.MaxSessionQueuedBytes, DefaultMaxSessionQueuedBytes},
 		{&lm.MaxPendingQueries, DefaultMaxPendingQueries},
 		{&lm.MaxPendingQueryBytes, DefaultMaxPendingQueryBytes},
 		{&lm.MaxSessionPendingQueries, DefaultMaxSessionPendingQueries},

@@ -59,7 +59,8 @@ type link struct {
 	kick    chan struct{} // wakes the writer (capacity 1)
 	space   chan struct{} // tells a waiting producer the queue drained (capacity 1)
 
-	ctrlQueued int // bytes queueCtrl added since the writer last took the queue (l.mu)
+	ctrlQueued int       // bytes queueCtrl added since the writer last took the queue (l.mu)
+	tx         txAccount // what it holds to send, as the session counts it (queue_limits.go)
 
 	// Direct writes: a sender that finds the queue empty and no write in
 	// progress frames its message and writes it to the socket itself, in
@@ -232,6 +233,7 @@ func (l *link) send(ctx context.Context, mode sendMode, msg []byte, more ...[]by
 			l.pushAll(mode, msg, more)
 			l.mu.Unlock()
 			l.kickWriter()
+			l.s.checkTx()
 			return true, nil
 		}
 		l.mu.Unlock()
@@ -302,6 +304,7 @@ func (l *link) queueCtrl(msg []byte) {
 	l.push(msg)
 	l.mu.Unlock()
 	l.kickWriter()
+	l.s.checkTx()
 }
 
 // queueOrDrop appends a relayed sample unless the queue is full, in which
@@ -309,6 +312,12 @@ func (l *link) queueCtrl(msg []byte) {
 // a slow link cannot stall the link it is relayed from.
 func (l *link) queueOrDrop(msg []byte) bool {
 	l.mu.Lock()
+	select {
+	case <-l.done:
+		l.mu.Unlock()
+		return false // the writer is gone
+	default:
+	}
 	if len(l.pending) > 0 && len(l.pending)+len(msg) > maxPending {
 		l.mu.Unlock()
 		return false
@@ -316,6 +325,7 @@ func (l *link) queueOrDrop(msg []byte) bool {
 	l.push(msg)
 	l.mu.Unlock()
 	l.kickWriter()
+	l.s.checkTx()
 	return true
 }
 
@@ -323,6 +333,7 @@ func (l *link) queueOrDrop(msg []byte) bool {
 func (l *link) push(msg []byte) {
 	l.pending = append(l.pending, msg...)
 	l.bounds = append(l.bounds, len(l.pending))
+	l.holdTxLocked(len(msg))
 }
 
 // writeDirect frames msg and more in one FRAME and writes it without
@@ -348,7 +359,11 @@ func (l *link) writeDirect(msg []byte, more [][]byte) error {
 	}
 	if n < len(w) {
 		l.carry = append(l.carry, w[n:]...)
+		l.mu.Lock()
+		l.holdTxLocked(len(w) - n)
+		l.mu.Unlock()
 		l.kickWriter()
+		l.s.checkTx()
 	}
 	return nil
 }
@@ -367,6 +382,7 @@ func (l *link) flushCarry() error {
 		return nil
 	}
 	_, err := l.conn.Write(l.carry)
+	l.freeTx(len(l.carry))
 	l.carry = l.carry[:0]
 	return err
 }
@@ -410,6 +426,7 @@ func (l *link) writeLoop() {
 				if err := l.flushCarry(); err == nil && len(bounds) > 0 {
 					wbuf, _ = l.writeMessages(wbuf[:0], msgs, bounds)
 				}
+				l.freeTx(len(msgs))
 			}
 			l.wmu.Unlock()
 			continue
@@ -436,6 +453,7 @@ func (l *link) writeLoop() {
 		wbuf, lastErr = l.writeMessages(wbuf[:0], msgs, bounds)
 		l.wroteNow()
 		l.wmu.Unlock()
+		l.freeTx(len(msgs))
 		spare, spareB = msgs, bounds
 		if cap(spare) > 2*maxPending {
 			spare, spareB = nil, nil // do not pin the memory of a huge message
@@ -452,6 +470,7 @@ func (l *link) writeLoop() {
 		_, _ = l.conn.Write(appendClose(wbuf[:0], byte(l.reason), l.reason == wire.CloseGeneric))
 	}
 	_ = l.conn.Close()
+	l.releaseTx()
 	// Route caches elsewhere may keep the link itself a while (a table
 	// snapshot, a destination list): not what it held.
 	l.dbuf, l.carry, l.fhdr, l.iov, l.iovw, l.iovBase = nil, nil, nil, nil, nil, nil

@@ -65,6 +65,8 @@ type Session struct {
 	// aliasHeld counts the memory of the links' aliases (aliases.go).
 	aliasMu   sync.Mutex
 	aliasHeld int
+	// txHeld counts what the links hold to send (queue_limits.go).
+	txHeld atomic.Int64
 	// relay counts the declarations relayed for links (routing_relay.go).
 	relay relayTable
 	// pend counts the requests from remote nodes in progress
