@@ -36,7 +36,7 @@ func TestAttackAliasesTimesLinks(t *testing.T) {
 	closed := newClosedCount(links)
 	for i := range links {
 		h := dialHostile(t, s)
-		if err := h.handshake(600+i, 10*time.Second); err != nil {
+		if err := h.handshake(600+i, hostileLease); err != nil {
 			t.Fatal(err)
 		}
 		ended := closed.watch(h)
@@ -60,7 +60,7 @@ func TestAttackAliasesTimesLinks(t *testing.T) {
 	}
 	// A link declaring one small alias, and publishing through it.
 	legit := dialHostile(t, s)
-	if err := legit.handshake(700, 10*time.Second); err != nil {
+	if err := legit.handshake(700, hostileLease); err != nil {
 		t.Fatal(err)
 	}
 	got := collector(t, s, "small/**")
@@ -113,7 +113,7 @@ func aliasedPush(scope uint16, suffix string) []byte {
 func TestAliasOverKeyLimit(t *testing.T) {
 	s := attackTarget(t, Config{})
 	h := dialHostile(t, s)
-	if err := h.handshake(1, 10*time.Second); err != nil {
+	if err := h.handshake(1, hostileLease); err != nil {
 		t.Fatal(err)
 	}
 	_ = h.frame(aliasMsg(1, 0, "k/"+strings.Repeat("a", 65000)))

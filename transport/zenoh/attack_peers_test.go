@@ -245,3 +245,8 @@ func (c *netCounts) waitFor(d time.Duration, cond func() bool) bool {
 	}
 	return true
 }
+
+// hostileLease is the lease the hostile nodes of the tests announce: long
+// enough that a test slowed down by a loaded machine does not see them
+// expire (they send nothing but their attack), within MaxPeerLease.
+const hostileLease = time.Minute

@@ -43,7 +43,7 @@ func TestAttackPendingQueries(t *testing.T) {
 	start := time.Now()
 
 	answerer := dialHostile(t, s)
-	if err := answerer.handshakeAs(400, wire.Client, 10*time.Second); err != nil {
+	if err := answerer.handshakeAs(400, wire.Client, hostileLease); err != nil {
 		t.Fatal(err)
 	}
 	forwarded := answerer.count()
@@ -51,7 +51,7 @@ func TestAttackPendingQueries(t *testing.T) {
 	waitQ(t, s, attacked)
 
 	asker := dialHostile(t, s)
-	if err := asker.handshakeAs(401, wire.Client, 10*time.Second); err != nil {
+	if err := asker.handshakeAs(401, wire.Client, hostileLease); err != nil {
 		t.Fatal(err)
 	}
 	answered := asker.count()
@@ -87,7 +87,7 @@ func TestAttackPendingQueries(t *testing.T) {
 	// A third link's queries: at the session's bound the asker, which
 	// holds the most, makes room until both hold as many.
 	third := dialHostile(t, s)
-	if err := third.handshakeAs(402, wire.Client, 10*time.Second); err != nil {
+	if err := third.handshakeAs(402, wire.Client, hostileLease); err != nil {
 		t.Fatal(err)
 	}
 	thirdAnswered := third.count()
@@ -171,7 +171,7 @@ func TestPendingQueriesLocal(t *testing.T) {
 	got := make(chan *Query, n)
 	qa := declareQ(t, s, "local/**", func(q *Query) { got <- q })
 	h := dialHostile(t, s)
-	if err := h.handshake(500, 10*time.Second); err != nil {
+	if err := h.handshake(500, hostileLease); err != nil {
 		t.Fatal(err)
 	}
 	answered := h.count()

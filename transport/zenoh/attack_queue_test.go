@@ -32,14 +32,14 @@ func TestAttackRelayToSinks(t *testing.T) {
 		if tc, ok := h.conn.(*net.TCPConn); ok {
 			_ = tc.SetReadBuffer(4096)
 		}
-		if err := h.handshakeAs(1100+i, wire.Client, 10*time.Second); err != nil {
+		if err := h.handshakeAs(1100+i, wire.Client, hostileLease); err != nil {
 			t.Fatal(err)
 		}
 		_ = h.frame(appendDeclareSubscriber(nil, nil, 1, "flood/**")) // and never reads
 	}
 	waitEntries(t, s, sinks+1) // and the legitimate subscriber
 	src := dialHostile(t, s)
-	if err := src.handshakeAs(1200, wire.Client, 10*time.Second); err != nil {
+	if err := src.handshakeAs(1200, wire.Client, hostileLease); err != nil {
 		t.Fatal(err)
 	}
 	src.drain()

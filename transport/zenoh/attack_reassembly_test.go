@@ -38,7 +38,7 @@ func TestAttackKeptBuffers(t *testing.T) {
 	start := time.Now()
 	for i := range links {
 		h := dialHostile(t, s)
-		if err := h.handshake(800+i, 10*time.Second); err != nil {
+		if err := h.handshake(800+i, hostileLease); err != nil {
 			t.Fatal(err)
 		}
 		h.drain()
@@ -102,7 +102,7 @@ func TestAttackStaleFragments(t *testing.T) {
 	errs := make(chan error, links)
 	for i := range links {
 		h := dialHostile(t, s)
-		if err := h.handshake(900+i, 10*time.Second); err != nil {
+		if err := h.handshake(900+i, hostileLease); err != nil {
 			t.Fatal(err)
 		}
 		h.drain()
@@ -196,7 +196,7 @@ func TestReassemblyTrickleStale(t *testing.T) {
 	const stale = 200 * time.Millisecond
 	s := attackTarget(t, Config{Limits: Limits{ReassemblyTimeout: stale}})
 	h := dialHostile(t, s)
-	if err := h.handshake(1, 10*time.Second); err != nil {
+	if err := h.handshake(1, hostileLease); err != nil {
 		t.Fatal(err)
 	}
 	h.drain()

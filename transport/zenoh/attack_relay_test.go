@@ -52,7 +52,7 @@ func TestAttackRelayedDeclarations(t *testing.T) {
 	var heard [2]*netCounts
 	for i := range attackers {
 		h := dialHostile(t, s)
-		if err := h.handshakeAs(1000+i, wire.Client, 10*time.Second); err != nil {
+		if err := h.handshakeAs(1000+i, wire.Client, hostileLease); err != nil {
 			t.Fatal(err)
 		}
 		attackers[i], heard[i] = h, h.count()
@@ -165,7 +165,7 @@ func TestRemoteClosedForDeclarations(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := dialHostile(t, s)
-	if err := h.handshakeAs(1, wire.Client, 10*time.Second); err != nil {
+	if err := h.handshakeAs(1, wire.Client, hostileLease); err != nil {
 		t.Fatal(err)
 	}
 	h.drain()
