@@ -90,6 +90,7 @@ type link struct {
 	loan             payloadLoan  // the reassembled message's buffer, lent (reader only)
 	defragHint       int          // size of the last reassembled message (reader only)
 	counted          int          // bytes counted in the session's reassembly, in use (reader only)
+	kept             keptBuf      // the buffer kept for its next message (Session.defrag.mu)
 	rx               *spillReader // the source of br, for vectored reads of fragments (reader only)
 	warnedReassembly bool         // the session's reassembly limit was logged (reader only)
 

@@ -32,7 +32,6 @@ package zenoh
 // goes on reading where it was (see link.wake).
 
 import (
-	"container/list"
 	"errors"
 	"fmt"
 	"io"
@@ -86,9 +85,10 @@ type reassembly struct {
 type defragStore struct {
 	mu    sync.Mutex
 	inUse int                     // bytes of messages being reassembled
-	idle  int                     // bytes of kept buffers and free chunks
-	kept  map[*link]*list.Element // of *keptBuf
-	lru   list.List               // of *keptBuf, least recently kept first
+	idle  int // bytes of kept buffers and free chunks
+	// The kept buffers, least recently kept first: a list through the
+	// links' own keptBuf, so that keeping one allocates nothing.
+	first, last *keptBuf
 	// free holds chunks of messages that ended or were dropped, by
 	// capacity, for the next chunks any link needs: a message dropped for
 	// room leaves its memory to the others rather than as garbage.
@@ -96,9 +96,12 @@ type defragStore struct {
 	freeN int // their bytes
 }
 
+// keptBuf is the buffer a link kept for its next message, in the
+// session's list of them (defragStore.mu).
 type keptBuf struct {
-	l *link
-	b []byte
+	l          *link
+	b          []byte // nil: none
+	prev, next *keptBuf
 }
 
 // reserve adds n bytes to what l counts for messages in progress, within
@@ -112,8 +115,8 @@ func (l *link) reserve(n int) bool {
 	d.mu.Lock()
 	var dropped int
 	d.dropFreeLocked(d.inUse + d.idle + n - max)
-	for d.inUse+d.idle+n > max && d.lru.Len() > 0 {
-		d.dropLocked(d.lru.Front())
+	for d.inUse+d.idle+n > max && d.first != nil {
+		d.dropLocked(d.first)
 		dropped++
 	}
 	ok := d.inUse+d.idle+n <= max
@@ -164,15 +167,22 @@ func (l *link) keep(b []byte) {
 	var dropped int
 	if cap(b) <= keepDefrag && cap(b) <= max {
 		d.dropFreeLocked(d.idle + cap(b) - max)
-		for d.idle+cap(b) > max && d.lru.Len() > 0 {
-			d.dropLocked(d.lru.Front())
+		for d.idle+cap(b) > max && d.first != nil {
+			d.dropLocked(d.first)
 			dropped++
 		}
-		if d.kept == nil {
-			d.kept = make(map[*link]*list.Element)
+		k := &l.kept
+		if k.b != nil {
+			d.dropLocked(k)
 		}
+		k.l, k.b, k.prev, k.next = l, b[:0], d.last, nil
+		if d.last != nil {
+			d.last.next = k
+		} else {
+			d.first = k
+		}
+		d.last = k
 		d.idle += cap(b)
-		d.kept[l] = d.lru.PushBack(&keptBuf{l: l, b: b[:0]})
 	}
 	d.mu.Unlock()
 	if dropped > 0 {
@@ -185,12 +195,11 @@ func (l *link) takeKept() []byte {
 	d := &l.s.defrag
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	e, ok := d.kept[l]
-	if !ok {
+	b := l.kept.b
+	if b == nil {
 		return nil
 	}
-	b := e.Value.(*keptBuf).b
-	d.dropLocked(e)
+	d.dropLocked(&l.kept)
 	d.inUse += cap(b)
 	l.counted += cap(b)
 	l.s.reassembly.Store(int64(d.inUse))
@@ -198,11 +207,19 @@ func (l *link) takeKept() []byte {
 }
 
 // dropLocked forgets a kept buffer (d.mu held).
-func (d *defragStore) dropLocked(e *list.Element) {
-	k := e.Value.(*keptBuf)
-	d.lru.Remove(e)
-	delete(d.kept, k.l)
+func (d *defragStore) dropLocked(k *keptBuf) {
+	if k.prev != nil {
+		k.prev.next = k.next
+	} else {
+		d.first = k.next
+	}
+	if k.next != nil {
+		k.next.prev = k.prev
+	} else {
+		d.last = k.prev
+	}
 	d.idle -= cap(k.b)
+	k.b, k.prev, k.next = nil, nil, nil
 }
 
 // dropFreeLocked drops free chunks until n bytes are freed or none is
@@ -295,8 +312,8 @@ func (l *link) releaseDefrag() {
 	l.dropMessage(false)
 	d := &l.s.defrag
 	d.mu.Lock()
-	if e, ok := d.kept[l]; ok {
-		d.dropLocked(e)
+	if l.kept.b != nil {
+		d.dropLocked(&l.kept)
 	}
 	d.mu.Unlock()
 }
