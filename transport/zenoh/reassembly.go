@@ -84,7 +84,7 @@ type reassembly struct {
 // it holds (so that it can drop them).
 type defragStore struct {
 	mu    sync.Mutex
-	inUse int                     // bytes of messages being reassembled
+	inUse int // bytes of messages being reassembled
 	idle  int // bytes of kept buffers and free chunks
 	// The kept buffers, least recently kept first: a list through the
 	// links' own keptBuf, so that keeping one allocates nothing.
