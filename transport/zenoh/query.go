@@ -146,6 +146,8 @@ type inRequest struct {
 	mu   sync.Mutex
 	left int
 	sink replySink
+	qs   []*Query  // its queries, for a request from a link
+	one  [1]*Query // qs's storage for one query
 }
 
 func (r *inRequest) done() {
@@ -911,6 +913,7 @@ type linkSink struct {
 	eid   uint32
 	relay bool        // drop rather than wait when the link's queue is full
 	pr    *pendingReq // the request's place in the limits, released at the end
+	req   pendingReq  // pr's storage
 }
 
 func (ls *linkSink) reply(ctx context.Context, r *outReply) error {
@@ -1097,24 +1100,18 @@ func (s *Session) handleRequest(l *link, req *wire.Request) {
 	}
 	s.mu.Unlock()
 	if fwd {
-		pr, limit := s.admitRequest(l, requestSize(key, req))
-		if pr == nil {
-			s.refuseRequest(sink, limit)
-			return
-		}
-		s.forwardRequest(l, req, key, s.clampQueryTimeout(l, timeout), pr)
+		s.forwardRequest(l, req, key, s.clampQueryTimeout(l, timeout))
 		return
 	}
 	if len(locals) == 0 {
 		sink.final()
 		return
 	}
-	pr, limit := s.admitRequest(l, requestSize(key, req))
-	if pr == nil {
+	if limit := s.admitRequest(&sink.req, l, requestSize(key, req)); limit != "" {
 		s.refuseRequest(sink, limit)
 		return
 	}
-	sink.pr = pr
+	sink.pr = &sink.req
 	sink.eid = locals[0].id
 	in := &inRequest{left: len(locals), sink: sink}
 	var payload []byte
@@ -1125,18 +1122,14 @@ func (s *Session) handleRequest(l *link, req *wire.Request) {
 	}
 	params, att := string(req.Body.Parameters), bytes.Clone(req.Body.Attachment)
 	deadline := time.Now().Add(timeout)
-	qs := make([]*Query, len(locals))
-	for i, qa := range locals {
-		qs[i] = &Query{KeyExpr: key, Parameters: params, Payload: payload, Encoding: enc, Attachment: att,
-			qa: qa, req: in, deadline: deadline}
+	in.qs = in.one[:0]
+	for _, qa := range locals {
+		in.qs = append(in.qs, &Query{KeyExpr: key, Parameters: params, Payload: payload, Encoding: enc, Attachment: att,
+			qa: qa, req: in, deadline: deadline})
 	}
-	s.startRequest(pr, func() {
-		for _, q := range qs {
-			q.Finish()
-		}
-	})
+	s.startRequest(sink.pr, in)
 	for i, qa := range locals {
-		qa.dispatch(qs[i], timeout)
+		qa.dispatch(in.qs[i], timeout)
 	}
 }
 
@@ -1172,8 +1165,13 @@ func (s *Session) hasForwardTargetLocked(src *link, key string) bool {
 // forwardRequest answers a request from src with the local queryables and
 // the other links that can answer it, relaying their replies to src and
 // one RESPONSE_FINAL when all have finished.
-func (s *Session) forwardRequest(src *link, req *wire.Request, key string, timeout time.Duration, pr *pendingReq) {
-	sink := &linkSink{l: src, rid: req.ID, relay: true, pr: pr}
+func (s *Session) forwardRequest(src *link, req *wire.Request, key string, timeout time.Duration) {
+	sink := &linkSink{l: src, rid: req.ID, relay: true}
+	if limit := s.admitRequest(&sink.req, src, requestSize(key, req)); limit != "" {
+		s.refuseRequest(sink, limit)
+		return
+	}
+	sink.pr = &sink.req
 	o := getOptions{target: QueryTarget(req.Target), consolidation: Consolidation(req.Body.Consolidation),
 		timeout: timeout, attachment: bytes.Clone(req.Body.Attachment), relay: true}
 	if req.Body.HasBody {
@@ -1199,7 +1197,7 @@ func (s *Session) forwardRequest(src *link, req *wire.Request, key string, timeo
 		sink.final()
 		return
 	}
-	s.startRequest(pr, g.finish)
+	s.startRequest(sink.pr, g)
 }
 
 // localTargetsLocked selects only local queryables (requests from remote

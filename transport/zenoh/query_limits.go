@@ -33,16 +33,30 @@ const (
 )
 
 // pendingReq is a request received on a link that the session has not
-// finished.
+// finished (a field of its linkSink).
 type pendingReq struct {
 	src   *link
 	bytes int
 	start time.Time
 	// end finishes the request early (its link went, or the session
 	// needed room); set once the request is under way.
-	end  func()
+	end  requestEnder
 	gone bool
 }
+
+// requestEnder finishes a request early: *inRequest (the queries handed to
+// local queryables) or *getState (a forwarded query).
+type requestEnder interface{ endRequest() }
+
+// endRequest finishes the queries of r.
+func (r *inRequest) endRequest() {
+	for _, q := range r.qs {
+		q.Finish()
+	}
+}
+
+// endRequest finishes g.
+func (g *getState) endRequest() { g.finish() }
 
 // pendingQueries counts the pending requests of the whole session; each
 // link keeps its own (link.pend), under the same lock.
@@ -58,12 +72,13 @@ type pendingQueries struct {
 type linkPending struct {
 	reqs  map[*pendingReq]struct{}
 	bytes int
+	peak  int // the most reqs held since reqs was made
 }
 
-// admitRequest admits a request of size bytes from src, making room at the
-// session's bounds if src holds fewer queries than the link holding the
-// most. It returns nil and the limit's name when the request is refused.
-func (s *Session) admitRequest(src *link, size int) (*pendingReq, string) {
+// admitRequest admits pr, a request of size bytes from src, making room at
+// the session's bounds if src holds fewer queries than the link holding
+// the most. It returns the limit's name when the request is refused.
+func (s *Session) admitRequest(pr *pendingReq, src *link, size int) string {
 	lm := &s.cfg.Limits
 	size += queryOverhead
 	pq := &s.pend
@@ -72,10 +87,10 @@ func (s *Session) admitRequest(src *link, size int) (*pendingReq, string) {
 	switch {
 	case len(lp.reqs) >= lm.MaxPendingQueries:
 		pq.mu.Unlock()
-		return nil, LimitPendingQueries
+		return LimitPendingQueries
 	case lp.bytes+size > lm.MaxPendingQueryBytes:
 		pq.mu.Unlock()
-		return nil, LimitPendingQueryBytes
+		return LimitPendingQueryBytes
 	}
 	var victims []*pendingReq
 	for pq.count >= lm.MaxSessionPendingQueries || pq.bytes+size > lm.MaxSessionPendingQueryBytes {
@@ -87,12 +102,12 @@ func (s *Session) admitRequest(src *link, size int) (*pendingReq, string) {
 			}
 			pq.mu.Unlock()
 			s.endRequests(victims)
-			return nil, limit
+			return limit
 		}
 		victims = append(victims, v)
 		s.dropRequestLocked(v)
 	}
-	pr := &pendingReq{src: src, bytes: size, start: time.Now()}
+	*pr = pendingReq{src: src, bytes: size, start: time.Now()}
 	if lp.reqs == nil {
 		lp.reqs = make(map[*pendingReq]struct{})
 	}
@@ -100,13 +115,14 @@ func (s *Session) admitRequest(src *link, size int) (*pendingReq, string) {
 		pq.links = make(map[*link]struct{})
 	}
 	lp.reqs[pr] = struct{}{}
+	lp.peak = max(lp.peak, len(lp.reqs))
 	pq.links[src] = struct{}{}
 	lp.bytes += size
 	pq.count++
 	pq.bytes += size
 	pq.mu.Unlock()
 	s.endRequests(victims)
-	return pr, ""
+	return ""
 }
 
 // oldestOfBusiestLocked returns the oldest pending request under way of
@@ -141,7 +157,9 @@ func (s *Session) dropRequestLocked(pr *pendingReq) {
 	delete(lp.reqs, pr)
 	lp.bytes -= pr.bytes
 	if len(lp.reqs) == 0 {
-		lp.reqs = nil // a map does not shrink: a link's burst is not kept
+		if lp.peak > 64 {
+			lp.reqs, lp.peak = nil, 0 // a map does not shrink: a link's burst is not kept
+		}
 		delete(s.pend.links, pr.src)
 	}
 	s.pend.count--
@@ -155,7 +173,7 @@ func (s *Session) endRequests(prs []*pendingReq) {
 			pr.src.log.Warn("zenoh: finishing the oldest query of the link holding the most, to make room for another link's",
 				"link", pr.src.String(), "limit", LimitSessionPendingQueries, "count", n)
 		}
-		pr.end()
+		pr.end.endRequest()
 	}
 }
 
@@ -172,7 +190,7 @@ func (s *Session) releaseRequest(pr *pendingReq) {
 
 // startRequest records how pr ends early; if pr was dropped meanwhile
 // (its link went), it ends it at once.
-func (s *Session) startRequest(pr *pendingReq, end func()) {
+func (s *Session) startRequest(pr *pendingReq, end requestEnder) {
 	s.pend.mu.Lock()
 	gone := pr.gone
 	if !gone {
@@ -180,14 +198,14 @@ func (s *Session) startRequest(pr *pendingReq, end func()) {
 	}
 	s.pend.mu.Unlock()
 	if gone {
-		end()
+		end.endRequest()
 	}
 }
 
 // endLinkRequests finishes the requests of a link that went.
 func (s *Session) endLinkRequests(l *link) {
 	s.pend.mu.Lock()
-	var ends []func()
+	var ends []requestEnder
 	for pr := range l.pend.reqs {
 		if pr.end != nil {
 			ends = append(ends, pr.end)
@@ -196,7 +214,7 @@ func (s *Session) endLinkRequests(l *link) {
 	}
 	s.pend.mu.Unlock()
 	for _, end := range ends {
-		end()
+		end.endRequest()
 	}
 }
 
