@@ -105,6 +105,16 @@ func TestAttackRelayedDeclarations(t *testing.T) {
 	// The late client's token reaches the peer (a slot given to it), and
 	// the peer's samples still reach everyone.
 	ctx := testCtx(t)
+	waitCond(t, lp.s, func() bool { // declared after the subscriber
+		lp.s.mu.Lock()
+		defer lp.s.mu.Unlock()
+		for _, e := range lp.s.tokens {
+			if e.key == "late/tok" {
+				return true
+			}
+		}
+		return false
+	})
 	found, err := lp.s.LivelinessGet(ctx, "late/**")
 	if err != nil {
 		t.Fatal(err)
