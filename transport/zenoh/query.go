@@ -1100,7 +1100,7 @@ func (s *Session) handleRequest(l *link, req *wire.Request) {
 	}
 	s.mu.Unlock()
 	if fwd {
-		s.forwardRequest(l, req, key, s.clampQueryTimeout(l, timeout))
+		s.forwardRequest(l, req, key, timeout)
 		return
 	}
 	if len(locals) == 0 {
@@ -1172,6 +1172,7 @@ func (s *Session) forwardRequest(src *link, req *wire.Request, key string, timeo
 		return
 	}
 	sink.pr = &sink.req
+	timeout = s.clampQueryTimeout(src, timeout)
 	o := getOptions{target: QueryTarget(req.Target), consolidation: Consolidation(req.Body.Consolidation),
 		timeout: timeout, attachment: bytes.Clone(req.Body.Attachment), relay: true}
 	if req.Body.HasBody {
