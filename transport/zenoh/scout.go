@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"net"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -583,19 +584,22 @@ func (sc *scouter) release(key string) {
 func (s *Session) helloLocators(ip net.IP) []string {
 	loopback := ip.IsLoopback()
 	var out []string
-	add := func(a net.IP, port int) {
-		if a.IsLoopback() && !loopback || a.IsLinkLocalUnicast() {
-			return
-		}
-		out = append(out, "tcp/"+net.JoinHostPort(a.String(), strconv.Itoa(port)))
-	}
 	for _, ln := range s.listeners {
-		ta, ok := ln.Addr().(*net.TCPAddr)
-		if !ok {
-			continue
+		ep := ln.locator()
+		ap, err := netip.ParseAddrPort(ep.addr)
+		if err != nil {
+			continue // a socket path or a host name: not for other hosts
 		}
-		if !ta.IP.IsUnspecified() {
-			add(ta.IP, ta.Port)
+		add := func(a net.IP) {
+			if a.IsLoopback() && !loopback || a.IsLinkLocalUnicast() {
+				return
+			}
+			e := ep
+			e.addr = net.JoinHostPort(a.String(), strconv.Itoa(int(ap.Port())))
+			out = append(out, e.String())
+		}
+		if !ap.Addr().IsUnspecified() {
+			add(ap.Addr().AsSlice())
 			continue
 		}
 		addrs, err := net.InterfaceAddrs()
@@ -604,8 +608,8 @@ func (s *Session) helloLocators(ip net.IP) []string {
 			continue
 		}
 		for _, a := range addrs {
-			if ipn, ok := a.(*net.IPNet); ok {
-				add(ipn.IP, ta.Port)
+			if ipn, ok := a.(*net.IPNet); ok && (ap.Addr().Is6() || ipn.IP.To4() != nil) {
+				add(ipn.IP)
 			}
 		}
 	}
