@@ -363,6 +363,7 @@ func (s *Session) checkRemote(conn net.Conn, m *wire.Init) error {
 // CLOSE: a refused password or certificate, a full router.
 func closedInHandshake(c *wire.Close) error {
 	why := map[uint8]string{
+		wire.CloseGeneric:          "generic",
 		wire.CloseUnsupported:      "unsupported",
 		wire.CloseInvalid:          "invalid",
 		wire.CloseMaxSessions:      "too many sessions",
@@ -372,7 +373,7 @@ func closedInHandshake(c *wire.Close) error {
 	if why == "" {
 		why = fmt.Sprintf("reason %#x", c.Reason)
 	}
-	return fmt.Errorf("%w: the remote closed the link during the handshake (%s)", ErrHandshake, why)
+	return fmt.Errorf("the remote closed the link during the handshake (%s)", why)
 }
 
 // authRefused turns the failure to get an OPEN ack after sending a user

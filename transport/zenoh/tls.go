@@ -318,7 +318,9 @@ func tlsClient(global *TLSConfig, ep endpoint, alpn []string) (*tlsSettings, err
 		if err != nil {
 			return nil, err
 		}
-		c.Certificates = []tls.Certificate{kp}
+		// Presented whatever authorities the server names, as Rust Zenoh
+		// does: an untrusted certificate is then refused as such.
+		c.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &kp, nil }
 		c.MinVersion = tls.VersionTLS13
 	}
 	if !boolParam(p, tlsVerifyName, true) {
