@@ -47,7 +47,7 @@ func LoadConfig(path, override string) (Config, error) {
 // transport/link/rx/max_message_size, transport/link/tls/* (see
 // TLSConfig) and transport/auth/usrpwd/*; the values a per-mode object
 // gives ({router: ..., peer: ..., client: ...}) are those of the mode.
-// Keys that tune Rust Zenoh's internals (queues, threads, timeouts of its
+// A client ignores listen/endpoints. Keys that tune Rust Zenoh's internals (queues, threads, timeouts of its
 // handshakes, shared memory, timestamping, the admin space) are accepted
 // and have no effect. A key that would change behaviour this
 // implementation does not have (router mode, linkstate routing,
@@ -93,6 +93,11 @@ func ParseConfig(data []byte, override string) (Config, error) {
 		return bad(fmt.Errorf("mode %q: want peer or client", mode))
 	}
 	leaves = forMode(leaves, mode)
+	if c.Mode == ModeClient {
+		// A client does not listen: as Rust Zenoh, ignore listen/endpoints
+		// (rmw_zenoh's files give them for every mode).
+		delete(leaves, "listen/endpoints")
+	}
 	keys := make([]string, 0, len(leaves))
 	for k := range leaves {
 		keys = append(keys, k)

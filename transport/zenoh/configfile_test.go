@@ -93,7 +93,7 @@ func TestParseConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Mode != ModeClient || !slices.Equal(c.Connect, []string{"quic/[::1]:7447?rel=1;multistream=0"}) || !c.ConnectExitOnFailure ||
+	if c.Mode != ModeClient || !slices.Equal(c.Connect, []string{"quic/[::1]:7447?rel=1;multistream=0"}) || !c.ConnectExitOnFailure || c.Listen != nil ||
 		!slices.Equal(c.ZID, []byte{0x12, 0xab}) {
 		t.Fatalf("override: %+v", c)
 	}
