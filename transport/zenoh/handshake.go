@@ -82,7 +82,7 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool, p *
 		WhatAmI:    s.whatami(),
 		ZID:        zid,
 		Resolution: wire.DefaultResolution,
-		BatchSize:  uint16(s.cfg.BatchSize),
+		BatchSize:  uint16(min(s.cfg.BatchSize, linkMTU(conn))),
 		Patch:      1,
 	}
 	auth := s.cfg.auth
@@ -105,7 +105,7 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool, p *
 		if theirs.Resolution&3 > ours.Resolution&3 || theirs.Resolution>>2&3 > ours.Resolution>>2&3 {
 			return nil, fmt.Errorf("%w: INIT ack raised the resolution %#x", ErrHandshake, theirs.Resolution)
 		}
-		if err := l.setParams(s, theirs, theirs.Resolution, min(int(theirs.BatchSize), s.cfg.BatchSize), min(theirs.Patch, 1)); err != nil {
+		if err := l.setParams(s, theirs, theirs.Resolution, min(int(theirs.BatchSize), int(ours.BatchSize)), min(theirs.Patch, 1)); err != nil {
 			return nil, err
 		}
 		if err := s.checkRemote(conn, theirs); err != nil {

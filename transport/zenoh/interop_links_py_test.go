@@ -1,6 +1,7 @@
 package zenoh
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,6 +139,14 @@ func exchangeSmallGoToPy(t *testing.T, s *Session, py *pyPeer, key string) {
 	if ev := py.sample(); ev.Key != key+"/go" || ev.Payload != "text" {
 		t.Fatalf("python got %+v", ev)
 	}
+	// Fragmented: several datagrams (loopback loses none).
+	data := pattern(100_000)
+	if err := p.Put(ctx, data); err != nil {
+		t.Fatal(err)
+	}
+	if ev := py.sample(); ev.Len != len(data) || ev.SHA256 != sha(data) {
+		t.Fatalf("python got %d bytes", ev.Len)
+	}
 }
 
 // exchangeSmallPyToGo publishes small samples from Python to Go.
@@ -148,5 +157,9 @@ func exchangeSmallPyToGo(t *testing.T, s *Session, py *pyPeer, key string) {
 	py.do(map[string]any{"op": "put", "key": k, "payload": "hello"})
 	if smp := recv(t, got); smp.KeyExpr != k || string(smp.Payload) != "hello" {
 		t.Fatalf("go got %+v", smp)
+	}
+	py.do(map[string]any{"op": "put", "key": k, "size": 100_000})
+	if smp := recv(t, got); !bytes.Equal(smp.Payload, pattern(100_000)) {
+		t.Fatalf("go got %d bytes", len(smp.Payload))
 	}
 }

@@ -71,6 +71,15 @@ func isTLSFailure(c net.Conn, err error) bool {
 	return false
 }
 
+// linkMTU is the largest batch a link carries: a UDP datagram's payload
+// on udp/ links (as Rust Zenoh negotiates it), else the protocol's 65,535.
+func linkMTU(c net.Conn) int {
+	if isDatagram(c) {
+		return udpMaxBatch
+	}
+	return 65535
+}
+
 // remoteLocator is the locator of a link's remote end.
 func remoteLocator(c net.Conn) string {
 	a := c.RemoteAddr()

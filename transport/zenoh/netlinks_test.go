@@ -221,3 +221,30 @@ func TestTLSGoToGo(t *testing.T) {
 		}
 	})
 }
+
+// Go to Go over udp/ (IPv4 and IPv6) and unixsock-stream/: a message
+// larger than a datagram goes in fragments within the negotiated batch.
+func TestLinksGoToGo(t *testing.T) {
+	for _, ep := range []string{"udp/127.0.0.1:0", "udp/[::1]:0", "unixsock-stream/" + sockPath(t)} {
+		t.Run(ep[:strings.IndexByte(ep, '/')], func(t *testing.T) {
+			a := openT(t, Config{Listen: []string{ep}})
+			b := openT(t, Config{Mode: ModeClient, Connect: a.ListenAddrs()})
+			got := collector(t, a, "big/**")
+			p := publisher(t, b, "big/x")
+			ctx := testCtx(t)
+			if err := p.WaitMatching(ctx); err != nil {
+				t.Fatal(err)
+			}
+			data := pattern(100_000)
+			if err := p.Put(ctx, data); err != nil {
+				t.Fatal(err)
+			}
+			if smp := recv(t, got); len(smp.Payload) != len(data) || sha(smp.Payload) != sha(data) {
+				t.Fatalf("got %d bytes", len(smp.Payload))
+			}
+			if l := b.Links(); len(l) != 1 || !strings.HasPrefix(l[0].Remote, ep[:strings.IndexByte(ep, '/')+1]) {
+				t.Fatalf("links %+v", l)
+			}
+		})
+	}
+}
