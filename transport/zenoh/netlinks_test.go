@@ -2,6 +2,7 @@ package zenoh
 
 import (
 	"errors"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -247,4 +248,21 @@ func TestLinksGoToGo(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A unixsock-stream/ listener replaces a socket file left by a process
+// that is gone, and refuses one another session listens on.
+func TestUnixSocketStaleAndBusy(t *testing.T) {
+	path := sockPath(t)
+	stale, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale.SetUnlinkOnClose(false)
+	_ = stale.Close()
+	a := openT(t, Config{Listen: []string{"unixsock-stream/" + path}})
+	if err := openErr(t, Config{Listen: []string{"unixsock-stream/" + path}}); !strings.Contains(err.Error(), "another process listens there") {
+		t.Errorf("second listener: %v", err)
+	}
+	openT(t, Config{Mode: ModeClient, Connect: a.ListenAddrs()})
 }
