@@ -43,6 +43,11 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool, p *
 	}
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
+	if tc, ok := conn.(*tlsConn); ok && p != nil {
+		if err := s.acceptTLS(ctx, tc, p, start, deadline); err != nil {
+			return nil, err
+		}
+	}
 
 	// A small read buffer: the bytes of FRAGMENTs are read past it, straight
 	// into the reassembly buffer (see link.readNext); bigger reads of
@@ -384,4 +389,45 @@ func (a *authState) authRefused(err error) error {
 		return err
 	}
 	return fmt.Errorf("%w (user %q: wrong user or password?): %w", ErrAuth, a.user, err)
+}
+
+// acceptTLS runs the TLS handshake of an accepted tls/ link before its
+// Zenoh handshake, within tls_handshake_timeout_ms and the handshake's
+// deadline. A TLS handshake cannot resume after a read deadline, so its
+// grace (see admission.go) is kept by a timer: past it the handshake goes
+// on only if it may stall.
+func (s *Session) acceptTLS(ctx context.Context, tc *tlsConn, p *pendingHandshake, start, deadline time.Time) error {
+	limit := deadline
+	if d := start.Add(tc.settings.handshakeTimeout); d.Before(limit) {
+		limit = d
+	}
+	_ = tc.SetDeadline(limit)
+	hctx, cancel := context.WithDeadline(ctx, limit)
+	defer cancel()
+	var refused error
+	fired := make(chan struct{})
+	graceEnd := start.Add(handshakeGrace)
+	grace := time.AfterFunc(time.Until(graceEnd), func() {
+		defer close(fired)
+		if limit, ok := s.stalled(p); !ok {
+			refused = &limitError{limit: limit, max: s.stalledLimit(limit), what: "a TLS handshake that stalled"}
+			cancel()
+		}
+	})
+	err := tc.HandshakeContext(hctx)
+	if !grace.Stop() {
+		<-fired // it ran: refused is set if it refused
+	}
+	if err != nil {
+		if refused != nil {
+			return refused
+		}
+		return fmt.Errorf("%w: TLS handshake: %w", ErrHandshake, err)
+	}
+	if time.Now().Before(graceEnd) {
+		_ = tc.SetDeadline(graceEnd) // the Zenoh handshake's grace goes on
+	} else {
+		_ = tc.SetDeadline(deadline)
+	}
+	return nil
 }

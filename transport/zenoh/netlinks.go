@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/afor-go/afor/transport/zenoh/internal/wire"
 )
 
 // Links of every protocol reach the session as a net.Conn carrying a stream
@@ -181,7 +183,30 @@ func (l *streamListener) Accept() (net.Conn, error) {
 	}
 	// The TLS handshake runs at the first read, within the link
 	// handshake's deadlines and admission (see admission.go).
-	return &tlsConn{Conn: tls.Server(c, l.tls.conf), settings: l.tls}, nil
+	return &tlsConn{Conn: tls.Server(&sniffTLS{Conn: c}, l.tls.conf), settings: l.tls}, nil
+}
+
+// errNotTLS is an accepted tls/ connection whose first byte cannot begin
+// a TLS handshake.
+var errNotTLS = errors.New("not a TLS handshake (a plaintext peer on a TLS port?)")
+
+// sniffTLS fails the first read of an accepted tls/ connection at once
+// when its first byte is not a TLS handshake record's (0x16), rather than
+// letting the TLS stack wait for a record as long as the bytes say.
+type sniffTLS struct {
+	net.Conn
+	checked bool // read by the TLS handshake only
+}
+
+func (c *sniffTLS) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if !c.checked && n > 0 {
+		c.checked = true
+		if p[0] != 0x16 {
+			return 0, errNotTLS
+		}
+	}
+	return n, err
 }
 
 func (l *streamListener) Close() error { return l.ln.Close() }
@@ -224,8 +249,28 @@ func (c *tlsConn) peerExpiry() time.Time {
 	return certExpiry(c.ConnectionState().PeerCertificates)
 }
 
-// handshakeLimit bounds the handshake of an accepted link.
-func (c *tlsConn) handshakeLimit() time.Duration { return c.settings.handshakeTimeout }
+// errCertExpired ends a link whose remote's certificate expired
+// (close_link_on_expiration).
+var errCertExpired = errors.New("zenoh: the remote's certificate expired")
+
+// closeOnExpiry arranges for l to close, with reason expired, when its
+// remote's certificate expires if its link asks for it; it returns the
+// function that cancels that, or nil.
+func (l *link) closeOnExpiry() (stop func()) {
+	c, ok := l.conn.(interface{ peerExpiry() time.Time })
+	if !ok {
+		return nil
+	}
+	at := c.peerExpiry()
+	if at.IsZero() {
+		return nil
+	}
+	t := time.AfterFunc(time.Until(at), func() {
+		l.log.Warn("zenoh: closing link: the remote's certificate expired", "link", l.String(), "expired", at)
+		l.close(wire.CloseExpired, errCertExpired)
+	})
+	return func() { t.Stop() }
+}
 
 // listenUnix listens on a Unix socket path. A socket file left by a
 // process that is gone is replaced; one that accepts connections is not.

@@ -1,9 +1,13 @@
 package zenoh
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"net"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -265,4 +269,70 @@ func TestUnixSocketStaleAndBusy(t *testing.T) {
 		t.Errorf("second listener: %v", err)
 	}
 	openT(t, Config{Mode: ModeClient, Connect: a.ListenAddrs()})
+}
+
+// A TLS client slower than the handshake grace still links (a TLS
+// handshake cannot resume after a read deadline), and one that never
+// finishes costs only its connection.
+func TestTLSSlowHandshake(t *testing.T) {
+	pki := newPKI(t, "slow")
+	a := openT(t, Config{Listen: []string{"tls/127.0.0.1:0"}, TLS: pki.server(false)})
+	addr := strings.TrimPrefix(a.ListenAddrs()[0], "tls/")
+	// Silent: connected, never says hello.
+	silent, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	// Slow: the client's first bytes come after the grace.
+	raw, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := &delayedConn{Conn: raw, delay: handshakeGrace + 300*time.Millisecond}
+	c := newTestTLSClient(t, slow, pki)
+	if err := c.HandshakeContext(testCtx(t)); err != nil {
+		t.Fatalf("slow TLS handshake: %v", err)
+	}
+	_ = c.Close()
+	openT(t, Config{Mode: ModeClient, Connect: a.ListenAddrs(), TLS: TLSConfig{RootCAFile: pki.CA}})
+}
+
+// delayedConn holds its first write back for delay: a client on a slow
+// network.
+type delayedConn struct {
+	net.Conn
+	delay time.Duration
+	once  sync.Once
+}
+
+func (c *delayedConn) Write(p []byte) (int, error) {
+	c.once.Do(func() { time.Sleep(c.delay) }) // the slowness under test
+	return c.Conn.Write(p)
+}
+
+// newTestTLSClient is a TLS client over c trusting pki's CA.
+func newTestTLSClient(t *testing.T, c net.Conn, pki *testPKI) *tls.Conn {
+	t.Helper()
+	b, err := os.ReadFile(pki.CA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(b)
+	return tls.Client(c, &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"})
+}
+
+// With CloseLinkOnExpiration, a mutual-TLS listener closes a client's link
+// when the client's certificate expires.
+func TestTLSCloseLinkOnExpiration(t *testing.T) {
+	pki := newPKI(t, "exp")
+	srv := pki.server(true)
+	srv.CloseLinkOnExpiration = true
+	a := openT(t, Config{Listen: []string{"tls/127.0.0.1:0"}, TLS: srv})
+	cert, key := pki.node(t, "short", time.Now().Add(2*time.Second))
+	cli := TLSConfig{RootCAFile: pki.CA, EnableMTLS: true, ConnectCertificateFile: cert, ConnectPrivateKeyFile: key}
+	openT(t, Config{Mode: ModeClient, Connect: a.ListenAddrs(), TLS: cli, RetryInterval: time.Hour})
+	waitLinks(t, a, 1)
+	waitLinks(t, a, 0) // once the certificate expired
 }

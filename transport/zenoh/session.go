@@ -514,6 +514,9 @@ func (s *Session) register(l *link) (*link, error) {
 func (s *Session) serve(l *link) {
 	s.wg.Add(2)
 	go l.writeLoop()
+	if stop := l.closeOnExpiry(); stop != nil {
+		defer stop()
+	}
 	l.readLoop()
 }
 
