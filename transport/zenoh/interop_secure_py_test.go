@@ -39,8 +39,14 @@ func waitLimit(t *testing.T, s *Session, limit string) {
 // A Rust router that requires mutual TLS refuses a Go client whose
 // certificate another CA signed; the error names the endpoint.
 func TestInteropTLSUntrustedClientRefusedByRust(t *testing.T) {
+	for _, proto := range []string{"tls", "quic"} {
+		t.Run(proto, func(t *testing.T) { untrustedClientRefusedByRust(t, proto) })
+	}
+}
+
+func untrustedClientRefusedByRust(t *testing.T, proto string) {
 	pki, rogue := newPKI(t, "good"), newPKI(t, "rogue")
-	py := startPy(t, append([]string{"--mode", "router", "--listen", "tls/127.0.0.1:0"}, pki.pyArgs(true)...)...)
+	py := startPy(t, append([]string{"--mode", "router", "--listen", proto + "/127.0.0.1:0"}, pki.pyArgs(true)...)...)
 	tc := pki.server(true)
 	tc.ConnectCertificateFile, tc.ConnectPrivateKeyFile = rogue.Cert, rogue.Key
 	err := openErr(t, Config{Mode: ModeClient, Connect: []string{py.listen}, TLS: tc})
@@ -50,15 +56,21 @@ func TestInteropTLSUntrustedClientRefusedByRust(t *testing.T) {
 	t.Logf("refused as expected: %v", err)
 	// The trusted certificate links.
 	s := openT(t, Config{Mode: ModeClient, Connect: []string{py.listen}, TLS: pki.server(true)})
-	exchangeSmallGoToPy(t, s, py, "sec1")
+	exchangeSmallGoToPy(t, s, py, "sec1"+proto)
 }
 
 // A Go listener that requires mutual TLS refuses a Rust peer whose
 // certificate another CA signed, counting it, and still serves a trusted
 // one.
 func TestInteropTLSUntrustedRustRefusedByGo(t *testing.T) {
+	for _, proto := range []string{"tls", "quic"} {
+		t.Run(proto, func(t *testing.T) { untrustedRustRefusedByGo(t, proto) })
+	}
+}
+
+func untrustedRustRefusedByGo(t *testing.T, proto string) {
 	pki, rogue := newPKI(t, "good"), newPKI(t, "rogue")
-	s := openT(t, Config{Listen: []string{"tls/127.0.0.1:0"}, TLS: pki.server(true)})
+	s := openT(t, Config{Listen: []string{proto + "/127.0.0.1:0"}, TLS: pki.server(true)})
 	ep := s.ListenAddrs()[0]
 	bad := append([]string{"--mode", "peer", "--connect", ep}, pki.pyArgs(true)...)
 	bad = append(bad,
@@ -70,7 +82,7 @@ func TestInteropTLSUntrustedRustRefusedByGo(t *testing.T) {
 		t.Fatalf("%d links with an untrusted certificate", n)
 	}
 	py := startPy(t, append([]string{"--mode", "peer", "--connect", ep}, pki.pyArgs(true)...)...)
-	exchangeSmallPyToGo(t, s, py, "sec2")
+	exchangeSmallPyToGo(t, s, py, "sec2"+proto)
 }
 
 // A plaintext Rust peer on a Go TLS port costs only its own link.

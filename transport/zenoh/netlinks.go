@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -117,7 +118,24 @@ func (s *Session) listen(ctx context.Context, ep endpoint) (netListener, error) 
 		if err != nil {
 			return nil, err
 		}
-		return listenQUIC(ep, settings, s.cfg.Lease)
+		// quic-go completes handshakes before Accept: count and log the
+		// clients refused where their certificate is checked.
+		var bound atomic.Pointer[string] // the endpoint with its port
+		countRefusedClients(settings.conf, func(err error) {
+			if n, log := s.countRefused(LimitTLS); log {
+				name := ep.String()
+				if b := bound.Load(); b != nil {
+					name = *b
+				}
+				s.log.Warn("zenoh: refusing inbound link", "endpoint", name, "limit", LimitTLS, "err", err, "count", n)
+			}
+		})
+		ln, err := listenQUIC(ep, settings, s.cfg.Lease)
+		if err == nil {
+			name := ln.locator().String()
+			bound.Store(&name)
+		}
+		return ln, err
 	}
 	return nil, fmt.Errorf("%w: %s", ErrInvalidEndpoint, ep)
 }

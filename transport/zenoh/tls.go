@@ -362,3 +362,31 @@ func certExpiry(chain []*x509.Certificate) time.Time {
 	}
 	return t
 }
+
+// countRefusedClients makes a server that verifies client certificates
+// call refused for each one it refuses, by verifying them itself.
+func countRefusedClients(c *tls.Config, refused func(error)) {
+	if c.ClientAuth != tls.RequireAndVerifyClientCert {
+		return
+	}
+	pool := c.ClientCAs
+	c.ClientAuth = tls.RequireAnyClientCert
+	c.VerifyConnection = func(cs tls.ConnectionState) error {
+		if len(cs.PeerCertificates) == 0 {
+			err := errors.New("tls: client sent no certificate")
+			refused(err)
+			return err
+		}
+		inter := x509.NewCertPool()
+		for _, ic := range cs.PeerCertificates[1:] {
+			inter.AddCert(ic)
+		}
+		_, err := cs.PeerCertificates[0].Verify(x509.VerifyOptions{Roots: pool, Intermediates: inter,
+			KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+		if err != nil {
+			err = fmt.Errorf("tls: client certificate: %w", err)
+			refused(err)
+		}
+		return err
+	}
+}
