@@ -2,6 +2,7 @@ package zenoh
 
 import (
 	"testing"
+	"time"
 )
 
 // benchLinks lists the link types benchmarked, each as the configuration
@@ -46,6 +47,69 @@ func BenchmarkLinkThroughput1MiB(b *testing.B) {
 		b.Run(lk.name, func(b *testing.B) {
 			b.SetBytes(size)
 			floodOn(b, lk.listen, lk.dial, size, nil)
+		})
+	}
+}
+
+// BenchmarkLinkPingPongRust measures 64-byte round trips from a Go peer
+// to a Rust peer (the eclipse-zenoh package, answering from its
+// subscriber's callback in Python) over each link type; compare with
+// BenchmarkLinkPingPong's Go-to-Go rows.
+func BenchmarkLinkPingPongRust(b *testing.B) {
+	pki := newPKI(b, "benchrust")
+	for _, lk := range []struct {
+		name, listen string
+		tls          bool
+	}{
+		{"tcp", "tcp/127.0.0.1:0", false},
+		{"tls", "tls/127.0.0.1:0", true},
+		{"quic", "quic/127.0.0.1:0", true},
+	} {
+		b.Run(lk.name, func(b *testing.B) {
+			args := []string{"--mode", "peer", "--listen", lk.listen}
+			cfg := Config{}
+			if lk.tls {
+				args = append(args, pki.pyArgs(false)...)
+				cfg.TLS = TLSConfig{RootCAFile: pki.CA}
+			}
+			py := startPy(b, args...)
+			py.do(map[string]any{"op": "echo", "from": "bench/ping", "to": "bench/pong"})
+			cfg.Connect = []string{py.listen}
+			s := openT(b, cfg)
+			back := make(chan struct{}, 1)
+			if _, err := s.DeclareSubscriber("bench/pong", func(Sample) { back <- struct{}{} }); err != nil {
+				b.Fatal(err)
+			}
+			ping, err := s.DeclarePublisher("bench/ping")
+			if err != nil {
+				b.Fatal(err)
+			}
+			waitMatching(b, ping)
+			ctx := b.Context()
+			payload := make([]byte, benchSize)
+			// The first pongs come once Rust knows the Go subscriber.
+			for {
+				if err := ping.Put(ctx, payload); err != nil {
+					b.Fatal(err)
+				}
+				select {
+				case <-back:
+				case <-time.After(100 * time.Millisecond):
+					continue
+				}
+				break
+			}
+			for len(back) > 0 {
+				<-back
+			}
+			b.ReportAllocs()
+			b.SetBytes(benchSize)
+			for b.Loop() {
+				if err := ping.Put(ctx, payload); err != nil {
+					b.Fatal(err)
+				}
+				<-back
+			}
 		})
 	}
 }

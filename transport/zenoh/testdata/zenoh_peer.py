@@ -46,6 +46,8 @@ Commands:
   {"op": "lsub", "key": K, "history": H}  declare a liveliness subscriber; its
                                           events are {"ev": "live", "key", "kind"}
   {"op": "lget", "key": K, "timeout": T}  liveliness get -> {"ev": "ok", "keys": [...]}
+  {"op": "echo", "from": K1, "to": K2}    republish every sample of K1 on K2, from
+                                          the subscriber's callback (benchmarks)
   {"op": "crash"}                         exit at once, closing nothing
   {"op": "quit"}
 Samples are reported as {"ev": "sample", "key", "kind", "len", "sha256",
@@ -232,6 +234,10 @@ def main():
             os._exit(0)
         if op == "sub":
             keep.append(session.declare_subscriber(cmd["key"], on_sample))
+        elif op == "echo":
+            back = session.declare_publisher(cmd["to"], congestion_control=zenoh.CongestionControl.BLOCK)
+            keep.append(back)
+            keep.append(session.declare_subscriber(cmd["from"], lambda smp, back=back: back.put(smp.payload)))
         elif op == "pub":
             # Block rather than drop under congestion: the tests count samples.
             key = cmd["key"]
