@@ -170,7 +170,7 @@ func (p *Participant) addRemoteEndpoint(ed *rtps.EndpointData, local bool) {
 	isReader := g.Entity.IsReader()
 	var locs []netip.AddrPort
 	if local {
-		locs = p.pickLocators(p.userLocs)
+		locs = p.pickLocators(p.netView().user)
 	} else {
 		locs = p.pickLocators(ed.UnicastLocators)
 	}
@@ -196,6 +196,13 @@ func (p *Participant) addRemoteEndpoint(ed *rtps.EndpointData, local bool) {
 	old := m[g]
 	if old != nil && reflect.DeepEqual(old.data, *ed) {
 		p.mu.Unlock()
+		return
+	}
+	if old != nil && !local && sameButLocators(&old.data, ed) {
+		old.data = *ed
+		apply := p.setEndpointLocatorsLocked(old, locs)
+		p.mu.Unlock()
+		apply()
 		return
 	}
 	re := &remoteEndpoint{guid: g, data: *ed, locs: locs, local: local,
@@ -315,9 +322,10 @@ func (p *Participant) matchWriter(w *Writer, re *remoteEndpoint) {
 	// another vendor (Writer.addProxy, readerProxy.unsynced).
 	rp := p.remotes[re.guid.Prefix]
 	cyclone := rp != nil && rp.vendor == rtps.VendorCyclone
+	locs := re.locs
 	p.mu.Unlock()
 	if cur {
-		w.addProxy(re.guid, re.locs, re.data.QoS.Reliability == rtps.Reliable, re.data.QoS.Durability >= rtps.TransientLocal, cyclone)
+		w.addProxy(re.guid, locs, re.data.QoS.Reliability == rtps.Reliable, re.data.QoS.Durability >= rtps.TransientLocal, cyclone)
 	}
 }
 
@@ -337,9 +345,10 @@ func (p *Participant) matchReader(r *Reader, re *remoteEndpoint) {
 	if cur {
 		re.matchedR[r.guid.Entity] = r
 	}
+	locs := re.locs
 	p.mu.Unlock()
 	if cur {
-		r.addProxy(re.guid, re.locs, re.data.QoS.Reliability == rtps.Reliable)
+		r.addProxy(re.guid, locs, re.data.QoS.Reliability == rtps.Reliable)
 	}
 }
 

@@ -2,6 +2,7 @@ package dds
 
 import (
 	"net/netip"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -56,7 +57,7 @@ func (p *Participant) participantData() rtps.ParticipantData {
 		GUID:    rtps.GUID{Prefix: p.prefix, Entity: rtps.EntityParticipant},
 		Version: rtps.ProtocolVersion24, Vendor: rtps.VendorAfor,
 		DomainID: uint32(p.cfg.DomainID), DomainIDPresent: true,
-		MetatrafficUnicast: p.metaLocs, DefaultUnicast: p.userLocs,
+		MetatrafficUnicast: p.netView().meta, DefaultUnicast: p.netView().user,
 		LeaseDuration:    p.cfg.Lease,
 		BuiltinEndpoints: rtps.BuiltinParticipantAnnouncer | rtps.BuiltinParticipantDetector | rtps.BuiltinPublicationsAnnouncer | rtps.BuiltinPublicationsDetector | rtps.BuiltinSubscriptionsAnnouncer | rtps.BuiltinSubscriptionsDetector,
 		UserData:         p.cfg.UserData,
@@ -107,11 +108,20 @@ func (p *Participant) spdpDestinations() []netip.AddrPort {
 }
 
 // announce sends this participant's DATA(p) to every SPDP destination and
-// schedules the next announcement.
+// schedules the next announcement. When the host's interfaces changed what
+// the participant announces, the fast announcements start again and the
+// endpoints are announced again (netif.go).
 func (p *Participant) announce(now time.Time) {
+	moved := p.refreshNet()
+	if moved {
+		defer p.republish()
+	}
 	dst := p.spdpDestinations()
 	p.spdpMu.Lock()
 	defer p.spdpMu.Unlock()
+	if moved {
+		p.announced = 0
+	}
 	p.announced++
 	if p.announced < fastAnnouncements {
 		p.nextAnnounce = now.Add(fastAnnouncePause)
@@ -175,7 +185,7 @@ func (p *Participant) onSPDP(c *rtps.Context, d *rtps.Data) {
 		p.log.Debug("dds: SPDP sample does not decode", "from", c.SourcePrefix, "err", err)
 		return
 	}
-	if pd.GUID.Prefix == p.prefix || (pd.DomainIDPresent && pd.DomainID != uint32(p.cfg.DomainID)) {
+	if pd.GUID.Prefix == p.prefix || (pd.DomainIDPresent && pd.DomainID != uint32(p.cfg.DomainID)) || p.cfg.rng == RangeOff {
 		return
 	}
 	p.addParticipant(&pd, c.SourceVendor)
@@ -198,9 +208,14 @@ func (p *Participant) addParticipant(pd *rtps.ParticipantData, vendor rtps.Vendo
 	}
 	rp := p.remotes[pd.GUID.Prefix]
 	if rp != nil {
+		moved := !slices.Equal(rp.meta, meta) || !slices.Equal(rp.user, user)
 		rp.lease, rp.meta, rp.user, rp.userData = pd.LeaseDuration, meta, user, pd.UserData
 		rp.lastSeen.Store(time.Now().UnixNano())
 		p.mu.Unlock()
+		if moved {
+			p.log.Debug("dds: participant moved", "guid", rp.prefix, "locators", meta)
+			p.relocate(rp.prefix, meta, user)
+		}
 		return
 	}
 	rp = &remoteParticipant{
