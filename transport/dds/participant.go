@@ -21,10 +21,10 @@ import (
 // learns theirs (SEDP), and carries their samples over UDP. Its methods are
 // safe for concurrent use.
 type Participant struct {
-	cfg      *resolved
-	log      *slog.Logger
-	prefix   rtps.GuidPrefix
-	socks    *sockets
+	cfg    *resolved
+	log    *slog.Logger
+	prefix rtps.GuidPrefix
+	socks  *sockets
 	// net is what the participant announces and where it multicasts
 	// (netif.go), mc sends its multicast datagrams.
 	net atomic.Pointer[localNet]
