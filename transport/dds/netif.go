@@ -201,7 +201,7 @@ func (a *localNet) onSubnet(addr netip.Addr) bool {
 }
 
 // netView returns the participant's current view of the network.
-func (p *Participant) netView() *localNet { return p.net.Load() }
+func (p *Participant) netView() *localNet { return p.netState.Load() }
 
 // refreshNet reads the interfaces again and, when what the participant
 // announces or where it multicasts changed, switches to the new view and
@@ -219,12 +219,12 @@ func (p *Participant) refreshNet() bool {
 	old := p.netView()
 	if old.sameAnnouncement(ln) {
 		if !maps.Equal(old.own, ln.own) || !slices.Equal(old.subnets, ln.subnets) {
-			p.net.Store(ln)
+			p.netState.Store(ln)
 		}
 		return false
 	}
-	p.net.Store(ln)
-	p.mc.follow(p, ln.mcast)
+	p.netState.Store(ln)
+	p.mcaster.follow(p, ln.mcast)
 	p.log.Debug("dds: interfaces changed", "addrs", ln.addrs, "multicast", len(ln.mcast))
 	return true
 }

@@ -84,7 +84,7 @@ func TestSelectAddrs(t *testing.T) {
 func TestPickLocators(t *testing.T) {
 	pfx := netip.MustParsePrefix
 	p := &Participant{}
-	p.net.Store(&localNet{
+	p.netState.Store(&localNet{
 		own:     map[netip.Addr]bool{loopbackAddr: true, netip.MustParseAddr("10.0.0.5"): true, netip.MustParseAddr("172.17.0.1"): true},
 		subnets: []netip.Prefix{pfx("10.0.0.0/24"), pfx("172.17.0.0/16")},
 	})

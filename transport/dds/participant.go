@@ -21,14 +21,12 @@ import (
 // learns theirs (SEDP), and carries their samples over UDP. Its methods are
 // safe for concurrent use.
 type Participant struct {
-	cfg    *resolved
-	log    *slog.Logger
-	prefix rtps.GuidPrefix
-	socks  *sockets
-	// net is what the participant announces and where it multicasts
-	// (netif.go), mc sends its multicast datagrams.
-	net atomic.Pointer[localNet]
-	mc  *multicaster
+	cfg      *resolved
+	log      *slog.Logger
+	prefix   rtps.GuidPrefix
+	socks    *sockets
+	netState atomic.Pointer[localNet] // what it announces, where it multicasts (netif.go)
+	mcaster  *multicaster             // sends its multicast datagrams
 
 	sedpPubW, sedpSubW *Writer
 	sedpPubR, sedpSubR *Reader
@@ -113,7 +111,7 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 		return nil, err
 	}
 	p := &Participant{
-		cfg: r, log: r.logger, socks: socks, mc: newMulticaster(),
+		cfg: r, log: r.logger, socks: socks, mcaster: newMulticaster(),
 		writers: map[rtps.EntityID]*Writer{}, readers: map[rtps.EntityID]*Reader{},
 		remotes:       map[rtps.GuidPrefix]*remoteParticipant{},
 		remoteWriters: map[rtps.GUID]*remoteEndpoint{}, remoteReaders: map[rtps.GUID]*remoteEndpoint{},
@@ -133,8 +131,8 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 		socks.close()
 		return nil, err
 	}
-	p.net.Store(ln)
-	if r.multicast && p.mc.follow(p, ln.mcast) == 0 {
+	p.netState.Store(ln)
+	if r.multicast && p.mcaster.follow(p, ln.mcast) == 0 {
 		// Discovery goes on by unicast (static peers, known participants)
 		// until an interface that can multicast comes up.
 		p.log.Warn("dds: SPDP multicast joined on no interface yet", "interfaces", len(ln.mcast))
@@ -205,7 +203,7 @@ func (p *Participant) close(announce bool) error {
 		r.close()
 	}
 	close(p.done)
-	p.mc.close()
+	p.mcaster.close()
 	p.socks.close()
 	p.wg.Wait()
 	for _, w := range watching {
@@ -231,7 +229,7 @@ func (p *Participant) sendTo(b []byte, to []netip.AddrPort) {
 func (p *Participant) sendPartsTo(head, body, tail []byte, to []netip.AddrPort) {
 	for _, ap := range to {
 		if ap.Addr().IsMulticast() {
-			sent, failed, err := p.mc.send(head, body, tail, ap)
+			sent, failed, err := p.mcaster.send(head, body, tail, ap)
 			p.stats.sent.Add(uint64(sent))
 			p.stats.sendErrors.Add(uint64(failed))
 			if err != nil && !errors.Is(err, net.ErrClosed) {
