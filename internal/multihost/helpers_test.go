@@ -26,6 +26,7 @@ type node struct {
 	host   *hosts.Host
 	name   string
 	start  time.Time // when the process was started
+	ready  time.Time // when it said it was ready
 	nextID int
 }
 
@@ -42,7 +43,7 @@ func goNodeOn(t *testing.T, h *hosts.Host, name string, env []string, flags ...s
 	cmd.Env = append(cmd.Env, env...)
 	n := &node{t: t, kind: "go", host: h, name: name, start: time.Now()}
 	n.Proc = h.Start(t, "go:"+name, cmd)
-	n.Expect(t, "ready", 30*time.Second)
+	n.ready = n.Expect(t, "ready", 30*time.Second).At
 	return n
 }
 
@@ -60,7 +61,7 @@ func pyNodeOn(t *testing.T, h *hosts.Host, name string, env []string) *node {
 	cmd.Env = append(cmd.Env, env...)
 	n := &node{t: t, kind: "rclpy", host: h, name: name, start: time.Now()}
 	n.Proc = h.Start(t, "rclpy:"+name, cmd)
-	n.Expect(t, "ready", 60*time.Second)
+	n.ready = n.Expect(t, "ready", 60*time.Second).At
 	return n
 }
 
@@ -242,23 +243,88 @@ func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), d)
 }
 
-// firstRecv returns when the node got its first message on topic, after
-// its start; it fails the test when none comes within timeout.
-func (n *node) firstRecv(topic string, timeout time.Duration) time.Duration {
-	n.t.Helper()
-	ctx, cancel := contextWithTimeout(timeout)
-	defer cancel()
-	for {
-		for _, e := range n.Events() {
-			var r recv
-			if e.Ev == "recv" && e.Decode(&r) == nil && r.Topic == topic {
-				return time.Unix(0, r.T).Sub(n.start)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			n.t.Fatalf("%s: nothing on %s in %v", n.Name, topic, timeout)
-		case <-time.After(20 * time.Millisecond):
+// sinceStart returns how long after talker was ready (its node made:
+// rclpy takes a second or two to get there, Go some milliseconds) the
+// first of rs arrived.
+func sinceStart(talker *node, rs []recv) time.Duration {
+	return time.Unix(0, rs[0].T).Sub(talker.ready)
+}
+
+// stream has talker publish on topic (q, hz, size bytes a message) until
+// every listener got want messages or timeout passed, then stops it; it
+// returns how many it sent.
+func stream(talker *node, topic string, q map[string]any, hz float64, size, want int, timeout time.Duration, listeners ...*node) int {
+	talker.t.Helper()
+	id := talker.pub(topic, q, -1, hz, size, 0)
+	deadline := time.Now().Add(timeout)
+	for _, l := range listeners {
+		for distinctSeqs(l.received(topic)) < want && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
 		}
 	}
+	talker.send(map[string]any{"op": "stop", "id": id})
+	ctx, cancel := contextWithTimeout(30 * time.Second)
+	defer cancel()
+	ev, err := talker.Next(ctx, func(e hosts.Event) bool {
+		var v struct{ ID string }
+		return e.Ev == "pubdone" && e.Decode(&v) == nil && v.ID == id
+	})
+	if err != nil {
+		talker.t.Fatalf("%s: publication on %s did not end: %v", talker.Name, topic, err)
+	}
+	var done struct{ N int }
+	if err := ev.Decode(&done); err != nil {
+		talker.t.Fatal(err)
+	}
+	// What is in flight arrives.
+	for _, l := range listeners {
+		l.waitReceived(topic, done.N, time.Second, 10*time.Second)
+	}
+	return done.N
+}
+
+// summarizeFrom is summarize over the messages from the first one
+// received to the last one sent: what a reliable subscription that
+// matched the publisher after it started must get.
+func summarizeFrom(rs []recv, sent int) delivery {
+	first := sent
+	for _, r := range rs {
+		first = min(first, r.Seq)
+	}
+	var in []recv
+	for _, r := range rs {
+		r.Seq -= first
+		in = append(in, r)
+	}
+	return summarize(in, sent-first)
+}
+
+// lastSeq returns the highest sequence number in rs.
+func lastSeq(rs []recv) int {
+	m := -1
+	for _, r := range rs {
+		m = max(m, r.Seq)
+	}
+	return m
+}
+
+// contiguous reports whether rs holds every message from the first one
+// received to the last sent (n-1): what a reliable subscription that
+// matched the publisher late must get.
+func contiguous(rs []recv, n int) bool {
+	if len(rs) == 0 {
+		return false
+	}
+	seen := map[int]bool{}
+	first := n
+	for _, r := range rs {
+		seen[r.Seq] = true
+		first = min(first, r.Seq)
+	}
+	for i := first; i < n; i++ {
+		if !seen[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"sync"
 	"time"
@@ -24,12 +25,17 @@ type probeCommand struct {
 }
 
 // probeRole runs one ROS 2 node on DDS per command line (a probeCommand),
-// named probe_<id>, and reports {"ev":"found","id":I,"node":N,"t":ns} when
+// named probe_<side>_<id> (its one argument is the side, a or b), and
+// reports {"ev":"found","id":I,"node":N,"t":ns} when
 // another node shows in its graph, {"ev":"started","id":I} once the node
 // runs. It is how the tests check ROS_AUTOMATIC_DISCOVERY_RANGE and
 // ROS_STATIC_PEERS: many pairs of nodes, each pair in its own domain.
-func probeRole([]string) int {
+func probeRole(args []string) int {
 	out := newEmitter(os.Stdout)
+	side := "a"
+	if len(args) > 0 {
+		side = args[0]
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -46,7 +52,10 @@ func probeRole([]string) int {
 		if c.Peers == nil {
 			cfg.StaticPeers = []string{}
 		}
-		node, err := ros.NewNode(ctx, "probe_"+c.ID, ros.WithMiddleware(ros.DDS(cfg)))
+		if os.Getenv("AFOR_PROBE_DEBUG") != "" {
+			cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		}
+		node, err := ros.NewNode(ctx, "probe_"+side+"_"+c.ID, ros.WithMiddleware(ros.DDS(cfg)))
 		if err != nil {
 			out.errorf("probe %s: %v", c.ID, err)
 			continue

@@ -15,6 +15,12 @@ const (
 	// preemptivePeriod is the pause between pre-emptive ACKNACKs to a
 	// reliable writer that has not sent a HEARTBEAT yet.
 	preemptivePeriod = time.Second
+	// preemptiveFirst is the pause before the first repeat: a writer of a
+	// participant just discovered learns of this reader from the
+	// announcement this participant sends back, and the first ACKNACK
+	// may reach it before that (Fast DDS then ignores it, and announces
+	// its history only with its periodic HEARTBEAT, a second later).
+	preemptiveFirst = 100 * time.Millisecond
 	// maxReassemblies bounds the samples reassembled at once per writer.
 	maxReassemblies = 4
 	// maxPendingBytes bounds the bytes a reader holds per writer while it
@@ -475,7 +481,7 @@ func (r *Reader) addProxy(g rtps.GUID, locs []netip.AddrPort, reliable bool) {
 	}
 	if wp.reliable {
 		r.sendPreemptive(wp)
-		wp.nextAck = time.Now().Add(preemptivePeriod)
+		wp.nextAck = time.Now().Add(preemptiveFirst)
 		r.p.dueBy(wp.nextAck)
 	}
 }

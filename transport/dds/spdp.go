@@ -14,6 +14,13 @@ import (
 const (
 	fastAnnouncements = 5
 	fastAnnouncePause = 100 * time.Millisecond
+	// greetWindow is how long after discovering a participant this one
+	// answers each of its announcements with its own: the first answer
+	// can reach a participant that is just starting before it listens
+	// (Fast DDS then ignores it, and learns of this participant only
+	// from its next periodic announcement, seconds later), and a new
+	// participant announces itself five times in its first half second.
+	greetWindow = 2 * time.Second
 )
 
 // remoteParticipant is a participant discovered through SPDP.
@@ -26,6 +33,7 @@ type remoteParticipant struct {
 	builtins uint32
 	userData []byte
 	lastSeen atomic.Int64 // unix nanoseconds
+	found    time.Time    // when it was discovered
 }
 
 // RemoteParticipant describes a participant discovered in the domain.
@@ -211,7 +219,11 @@ func (p *Participant) addParticipant(pd *rtps.ParticipantData, vendor rtps.Vendo
 		moved := !slices.Equal(rp.meta, meta) || !slices.Equal(rp.user, user)
 		rp.lease, rp.meta, rp.user, rp.userData = pd.LeaseDuration, meta, user, pd.UserData
 		rp.lastSeen.Store(time.Now().UnixNano())
+		greet := time.Since(rp.found) < greetWindow
 		p.mu.Unlock()
+		if greet {
+			p.announceTo(meta)
+		}
 		if moved {
 			p.log.Debug("dds: participant moved", "guid", rp.prefix, "locators", meta)
 			p.relocate(rp.prefix, meta, user)
@@ -220,7 +232,7 @@ func (p *Participant) addParticipant(pd *rtps.ParticipantData, vendor rtps.Vendo
 	}
 	rp = &remoteParticipant{
 		prefix: pd.GUID.Prefix, vendor: vendor, lease: pd.LeaseDuration, meta: meta, user: user,
-		builtins: pd.BuiltinEndpoints, userData: pd.UserData,
+		builtins: pd.BuiltinEndpoints, userData: pd.UserData, found: time.Now(),
 	}
 	rp.lastSeen.Store(time.Now().UnixNano())
 	p.remotes[rp.prefix] = rp

@@ -119,8 +119,9 @@ class Node:
             sent = m.header.stamp.sec * 1_000_000_000 + m.header.stamp.nanosec
             emit(ev="recv", topic=topic, seq=int(m.header.frame_id or 0), lat=now - sent, size=len(m.data), t=now)
 
-        self.keep.append(self.node.create_subscription(Image, topic, on_msg, qos_of(c.get("qos")),
-                                                       callback_group=self.group))
+        # The node's default group runs one callback at a time: messages
+        # are reported in the order they arrive.
+        self.keep.append(self.node.create_subscription(Image, topic, on_msg, qos_of(c.get("qos"))))
 
     def op_serve(self, c):
         def on_request(req, res):
