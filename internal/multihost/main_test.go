@@ -12,5 +12,5 @@ import (
 // TestMain runs the roles the tests start on their hosts, or the tests in
 // their namespace.
 func TestMain(m *testing.M) {
-	os.Exit(hosts.Main(m, map[string]hosts.Role{"node": nodeRole, "probe": probeRole, "sniff": sniffRole, "cap": capRole}))
+	os.Exit(hosts.Main(m, map[string]hosts.Role{"node": nodeRole, "probe": probeRole, "sniff": sniffRole}))
 }
