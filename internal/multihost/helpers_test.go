@@ -100,13 +100,28 @@ func (n *node) sub(topic string, q map[string]any) {
 // waitPub waits for the end of publication id.
 func (n *node) waitPub(id string, timeout time.Duration) {
 	n.t.Helper()
+	if !n.pubEnded(id, timeout) {
+		n.t.Fatalf("%s: publication %s did not end in %v", n.Name, id, timeout)
+	}
+}
+
+// pubEnded waits for the end of publication id, and reports whether it
+// came within timeout.
+func (n *node) pubEnded(id string, timeout time.Duration) bool {
 	ctx, cancel := contextWithTimeout(timeout)
 	defer cancel()
-	if _, err := n.Next(ctx, func(e hosts.Event) bool {
-		var v struct{ ID string }
-		return e.Ev == "pubdone" && e.Decode(&v) == nil && v.ID == id
-	}); err != nil {
-		n.t.Fatalf("%s: publication %s did not end in %v: %v", n.Name, id, timeout, err)
+	for {
+		for _, e := range n.Events() {
+			var v struct{ ID string }
+			if e.Ev == "pubdone" && e.Decode(&v) == nil && v.ID == id {
+				return true
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 }
 

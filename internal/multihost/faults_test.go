@@ -1,0 +1,93 @@
+//go:build linux
+
+package multihost_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/afor-go/afor/internal/netns/hosts"
+)
+
+// pair is a talker and a listener of one topic.
+type pair struct {
+	talker, listener *node
+	topic            string
+}
+
+func (p pair) peer() string { return p.talker.kind + " -> " + p.listener.kind }
+
+// ddsPairs starts, on two hosts of lan, a Go and an rclpy node on each
+// (talkers on h1, listeners on h2) and returns the four talker/listener
+// pairs, each on a topic of its own.
+func ddsPairs(t *testing.T, h1, h2 *hosts.Host, env []string) []pair {
+	goT, pyT := goNodeOn(t, h1, "go_talker", env), pyNodeOn(t, h1, "py_talker", env)
+	goL, pyL := goNodeOn(t, h2, "go_listener", env), pyNodeOn(t, h2, "py_listener", env)
+	var ps []pair
+	for _, tk := range []*node{goT, pyT} {
+		for _, l := range []*node{goL, pyL} {
+			ps = append(ps, pair{tk, l, fmt.Sprintf("/%s_to_%s", tk.kind, l.kind)})
+		}
+	}
+	return ps
+}
+
+// runPairs has every pair's talker publish n messages of size bytes at hz
+// (once its listener is in the graph), all at once, and returns what each
+// listener got once everything arrived or quiet passed without progress,
+// and whether each publication ended within n/hz + 30 s (an rclpy
+// publisher of a reliable KEEP_ALL topic on a lossy link may not).
+func runPairs(t *testing.T, ps []pair, q map[string]any, n int, hz float64, size int, quiet time.Duration) ([]delivery, []bool) {
+	t.Helper()
+	for _, p := range ps {
+		p.listener.sub(p.topic, q)
+	}
+	ids := make([]string, len(ps))
+	for i, p := range ps {
+		ids[i] = p.talker.pub(p.topic, q, n, hz, size, 1)
+	}
+	deadline := time.Now().Add(time.Duration(float64(n)/hz*float64(time.Second)) + 30*time.Second)
+	ended := make([]bool, len(ps))
+	for i, p := range ps {
+		ended[i] = p.talker.pubEnded(ids[i], time.Until(deadline))
+	}
+	out := make([]delivery, len(ps))
+	for i, p := range ps {
+		out[i] = summarize(p.listener.waitReceived(p.topic, n, quiet, max(time.Until(deadline), quiet)), n)
+	}
+	return out, ended
+}
+
+// TestDDSLoss: reliable (KEEP_ALL) topics lose nothing, in order and
+// without duplicates, when the listener's link loses 5% or 20% of the
+// frames each way, reorders 5% of them and duplicates 1%: Go and rclpy,
+// both ways.
+func TestDDSLoss(t *testing.T) {
+	for _, loss := range []float64{0.05, 0.20} {
+		t.Run(fmt.Sprintf("%.0f%%", loss*100), func(t *testing.T) {
+			lab := hosts.New(t)
+			lan := lab.Network("lan")
+			h1, h2 := lab.Host("h1", lan), lab.Host("h2", lan)
+			f := hosts.Faults{Loss: loss, Reorder: 0.05, Duplicate: 0.01, Delay: time.Millisecond}
+			h2.Link("eth0").SetFaults(f)
+			ps := ddsPairs(t, h1, h2, rosEnv(ddsDomain))
+			// Fast DDS repeats its HEARTBEATs every 3 s: a reliable rclpy
+			// writer can take that long to repair a loss.
+			ds, ended := runPairs(t, ps, qos(true, 0), 300, 100, 200, 10*time.Second)
+			faults := fmt.Sprintf("%.0f%% loss, 5%% reorder, 1%% dup, 1 ms", loss*100)
+			for i, p := range ps {
+				d := ds[i]
+				t.Logf("%s: %v (publication ended: %v)", p.peer(), d, ended[i])
+				report(t, "reliable topic, 2 hosts", p.peer(), faults, &d, 0)
+				// A Go writer repairs every loss; a Go reader gets every
+				// sample once, in order, from whatever writer.
+				if p.talker.kind == "go" && (!ended[i] || d.Lost > 0) || p.listener.kind == "go" && d.Duplicated > 0 {
+					t.Errorf("%s at %.0f%% loss: %v", p.peer(), loss*100, d)
+				}
+			}
+			up, down := h2.Link("eth0").Stats()
+			t.Logf("h2's link: up %+v, down %+v", up, down)
+		})
+	}
+}
