@@ -91,3 +91,63 @@ func TestDDSLoss(t *testing.T) {
 		})
 	}
 }
+
+// TestDDSLargeOverCappedLink: 1 MiB messages over a 20 Mbit/s link and 6 MB
+// images over a 50 Mbit/s one get through, reliable KEEP_LAST 10 (as a
+// camera publishes: a KEEP_ALL Go writer holds at most 2 MiB that its
+// readers have not acknowledged, and its Publish fails once it waited
+// max_blocking_time, 100 ms, for room), from Go to Go, Go to rclpy, and
+// rclpy to rclpy for comparison. The cap is the
+// listener's link, both ways, with 100 ms of queue: the writer's bursts
+// of fragments overflow it, and what is lost is repaired.
+//
+// The hosts are tuned as ROS 2's "DDS tuning" guide advises for large
+// messages over lossy links (ipfrag_time 3 s, ipfrag_high_thresh 128 MB):
+// with Linux's defaults, the IP fragments of the datagrams the cap cut
+// short fill the receiver's reassembly memory and hold it for 30 s, and
+// every DDS (Fast DDS as this package) stalls that long.
+func TestDDSLargeOverCappedLink(t *testing.T) {
+	lab := hosts.New(t)
+	lan := lab.Network("lan")
+	h1, h2 := lab.Host("h1", lan), lab.Host("h2", lan)
+	for _, h := range []*hosts.Host{h1, h2} {
+		tuneForLargeMessages(h)
+	}
+	env := rosEnv(ddsDomain)
+	goT, pyT := goNodeOn(t, h1, "go_talker", env), pyNodeOn(t, h1, "py_talker", env)
+	goL, pyL := goNodeOn(t, h2, "go_listener", env), pyNodeOn(t, h2, "py_listener", env)
+	link := h2.Link("eth0")
+	for _, c := range []struct {
+		name string
+		rate int64
+		size int
+		n    int
+		hz   float64
+	}{
+		{"1 MiB messages", 20_000_000, 1 << 20, 3, 2},
+		{"6 MB images", 50_000_000, 6_000_000, 2, 1},
+	} {
+		for _, p := range []pair{{goT, goL, "/go_to_go"}, {goT, pyL, "/go_to_rclpy"}, {pyT, pyL, "/rclpy_to_rclpy"}} {
+			link.SetFaults(hosts.Faults{Rate: c.rate})
+			topic := fmt.Sprintf("%s_%d", p.topic, c.size)
+			start := time.Now()
+			ds, ended := runPairs(t, []pair{{p.talker, p.listener, topic}}, qos(true, 10), c.n, c.hz, c.size, 10*time.Second)
+			took := time.Since(start)
+			link.SetFaults(hosts.Faults{})
+			d := ds[0]
+			faults := fmt.Sprintf("%d Mbit/s cap", c.rate/1_000_000)
+			t.Logf("%s, %s, %s: %v in %v (publication ended: %v)", c.name, p.peer(), faults, d, took.Round(time.Millisecond), ended[0])
+			report(t, "reliable "+c.name, p.peer(), faults, &d, 0)
+			if p.talker.kind == "go" && (!ended[0] || d.Lost > 0 || d.Duplicated > 0) {
+				t.Errorf("%s, %s: %v", c.name, p.peer(), d)
+			}
+		}
+	}
+}
+
+// tuneForLargeMessages applies ROS 2's DDS tuning advice for large
+// messages over lossy links to h.
+func tuneForLargeMessages(h *hosts.Host) {
+	h.Sysctl("net.ipv4.ipfrag_time", "3")
+	h.Sysctl("net.ipv4.ipfrag_high_thresh", "134217728")
+}

@@ -21,6 +21,9 @@ const (
 	// may reach it before that (Fast DDS then ignores it, and announces
 	// its history only with its periodic HEARTBEAT, a second later).
 	preemptiveFirst = 100 * time.Millisecond
+	// nackFragPeriod is the shortest pause between two requests for the
+	// missing fragments of a sample (see onHeartbeat).
+	nackFragPeriod = heartbeatPeriod
 	// maxReassemblies bounds the samples reassembled at once per writer.
 	maxReassemblies = 4
 	// maxPendingBytes bounds the bytes a reader holds per writer while it
@@ -80,6 +83,8 @@ type writerProxy struct {
 	frags         map[rtps.SequenceNumber]*reassembly
 	// zeroBase makes pre-emptive ACKNACKs use base 0 (see sendPreemptive).
 	zeroBase bool
+	// nackFragAt is when missing fragments were last asked for.
+	nackFragAt time.Time
 }
 
 // Reader receives the samples of a topic from the matched writers and
@@ -331,7 +336,29 @@ func (r *Reader) onHeartbeat(g rtps.GUID, h *rtps.Heartbeat) {
 	if h.Final && !missing {
 		return
 	}
+	// A writer answers an ACKNACK that is not final with a HEARTBEAT, and
+	// this reader the HEARTBEAT with what it misses: while only fragments
+	// are missing, the two would have them resent at every round trip,
+	// faster than a slow link carries them (each copy queued behind the
+	// last). They are asked for again at most every nackFragPeriod.
+	if len(wp.frags) > 0 && time.Since(wp.nackFragAt) < nackFragPeriod && !missesWhole(wp, h.Last) {
+		return
+	}
 	r.sendAckNack(wp, h.Last)
+}
+
+// missesWhole reports whether a sample up to last is missing that is not
+// being reassembled.
+func missesWhole(wp *writerProxy, last rtps.SequenceNumber) bool {
+	base := max(wp.next, 1)
+	for sn := base; sn <= last && sn < base+256; sn++ {
+		_, pending := wp.pending[sn]
+		_, partial := wp.frags[sn]
+		if !pending && !partial {
+			return true
+		}
+	}
+	return false
 }
 
 // sendAckNack acknowledges what wp delivered and requests the SNs missing
@@ -361,6 +388,7 @@ func (r *Reader) sendAckNack(wp *writerProxy, last rtps.SequenceNumber) {
 		}
 		wp.nfCount++
 		b.NackFrag(&rtps.NackFrag{ReaderID: r.guid.Entity, WriterID: wp.guid.Entity, SN: sn, State: ra.missing(), Count: wp.nfCount})
+		wp.nackFragAt = time.Now()
 	}
 	r.p.sendTo(b.Bytes(), wp.locs)
 }

@@ -274,3 +274,17 @@ func TestReaddressAndDown(t *testing.T) {
 		t.Errorf("at its new address b got %v by multicast, want 5 datagrams", s)
 	}
 }
+
+func TestSysctl(t *testing.T) {
+	lab := hosts.New(t)
+	h := lab.Host("h", lab.Network("lan"))
+	h.Sysctl("net.ipv4.ipfrag_time", "3")
+	out, err := h.Command("cat", "/proc/sys/net/ipv4/ipfrag_time").Output()
+	if err != nil || string(out) != "3\n" {
+		t.Fatalf("ipfrag_time on the host: %q, %v", out, err)
+	}
+	own, err := os.ReadFile("/proc/sys/net/ipv4/ipfrag_time")
+	if err != nil || string(own) == "3\n" {
+		t.Fatalf("ipfrag_time of the test's namespace changed too: %q, %v", own, err)
+	}
+}

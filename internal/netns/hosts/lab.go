@@ -353,3 +353,15 @@ func (h *Host) IP(args ...string) string {
 	}
 	return out
 }
+
+// Sysctl sets a network setting of the host, such as
+// "net.ipv4.ipfrag_time" (those under net. belong to the host's network
+// namespace), failing the test on error.
+func (h *Host) Sysctl(name, value string) {
+	h.lab.t.Helper()
+	path := "/proc/sys/" + strings.ReplaceAll(name, ".", "/")
+	err := inNetns(h.holder.pid, func() error { return os.WriteFile(path, []byte(value), 0) })
+	if err != nil {
+		h.lab.t.Fatalf("hosts: %s: sysctl %s=%s: %v", h.Name, name, value, err)
+	}
+}
