@@ -151,3 +151,104 @@ func tuneForLargeMessages(h *hosts.Host) {
 	h.Sysctl("net.ipv4.ipfrag_time", "3")
 	h.Sysctl("net.ipv4.ipfrag_high_thresh", "134217728")
 }
+
+// TestDDSBestEffortBesideReliable: a talker publishes a best-effort stream
+// of 20 kB messages (8 Mbit/s) and a reliable one of small messages over a
+// 5 Mbit/s link: the best-effort stream loses what the link cannot carry,
+// the reliable one loses nothing and is not held up; Go to Go, and rclpy to
+// rclpy for comparison.
+func TestDDSBestEffortBesideReliable(t *testing.T) {
+	lab := hosts.New(t)
+	lan := lab.Network("lan")
+	h1, h2 := lab.Host("h1", lan), lab.Host("h2", lan)
+	for _, h := range []*hosts.Host{h1, h2} {
+		tuneForLargeMessages(h)
+	}
+	env := rosEnv(ddsDomain)
+	link := h2.Link("eth0")
+	for _, kind := range []string{"go", "rclpy"} {
+		var tk, l *node
+		if kind == "go" {
+			tk, l = goNodeOn(t, h1, "go_talker", env), goNodeOn(t, h2, "go_listener", env)
+		} else {
+			tk, l = pyNodeOn(t, h1, "py_talker", env), pyNodeOn(t, h2, "py_listener", env)
+		}
+		link.SetFaults(hosts.Faults{Rate: 5_000_000})
+		be, rel := qos(false, 5), qos(true, 0)
+		l.sub("/camera", be)
+		l.sub("/status", rel)
+		// The best-effort stream starts once the listener's subscription
+		// to the reliable one shows: both are matched by then.
+		idRel := tk.pub("/status", rel, 80, 20, 100, 1)
+		idBE := tk.pub("/camera", be, 200, 50, 20_000, 1)
+		tk.waitPub(idRel, 60*time.Second)
+		tk.waitPub(idBE, 60*time.Second)
+		drel := summarize(l.waitReceived("/status", 80, 5*time.Second, 30*time.Second), 80)
+		dbe := summarize(l.waitReceived("/camera", 200, 2*time.Second, 10*time.Second), 200)
+		link.SetFaults(hosts.Faults{})
+		peer := kind + " -> " + kind
+		t.Logf("%s: reliable %v; best effort %v", peer, drel, dbe)
+		report(t, "reliable 20 Hz beside best-effort 8 Mbit/s", peer+" (reliable)", "5 Mbit/s cap", &drel, 0)
+		report(t, "reliable 20 Hz beside best-effort 8 Mbit/s", peer+" (best effort)", "5 Mbit/s cap", &dbe, 0)
+		if kind == "go" && (drel.Lost > 0 || dbe.Delivered == 0 || dbe.Delivered == 200) {
+			t.Errorf("%s: reliable %v; best effort %v: want the reliable stream whole, the best-effort one cut", peer, drel, dbe)
+		}
+		_ = tk.Stop()
+		_ = l.Stop()
+	}
+}
+
+// TestDDSOutage: a link that breaks for 10 s (its interfaces stay up, as
+// when a robot's Wi-Fi goes out of range) under reliable KEEP_LAST 10
+// streams at 20 Hz: how long after the link is back the first message
+// arrives, and what was lost (at most what the history did not keep),
+// between every pair of Go and rclpy nodes.
+func TestDDSOutage(t *testing.T) {
+	lab := hosts.New(t)
+	lan := lab.Network("lan")
+	h1, h2 := lab.Host("h1", lan), lab.Host("h2", lan)
+	ps := ddsPairs(t, h1, h2, rosEnv(ddsDomain))
+	q := qos(true, 10)
+	for _, p := range ps {
+		p.listener.sub(p.topic, q)
+	}
+	ids := make([]string, len(ps))
+	for i, p := range ps {
+		ids[i] = p.talker.pub(p.topic, q, -1, 20, 100, 1)
+	}
+	for _, p := range ps {
+		if rs := p.listener.waitReceived(p.topic, 20, 10*time.Second, 30*time.Second); len(rs) < 20 {
+			t.Fatalf("%s: %d messages before the outage", p.peer(), len(rs))
+		}
+	}
+	link := h2.Link("eth0")
+	before := make([]int, len(ps))
+	for i, p := range ps {
+		before[i] = len(p.listener.received(p.topic))
+	}
+	link.Cut(true)
+	time.Sleep(outage)
+	link.Cut(false)
+	back := time.Now()
+	for i, p := range ps {
+		first := p.listener.firstAfter(p.topic, before[i], back, 30*time.Second)
+		p.talker.send(map[string]any{"op": "stop", "id": ids[i]})
+		p.talker.waitPub(ids[i], 10*time.Second)
+		var done struct{ N int }
+		for _, e := range p.talker.Events() {
+			var v struct {
+				ID string
+				N  int
+			}
+			if e.Ev == "pubdone" && e.Decode(&v) == nil && v.ID == ids[i] {
+				done.N = v.N
+			}
+		}
+		d := summarizeFrom(p.listener.waitReceived(p.topic, done.N, 2*time.Second, 10*time.Second), done.N)
+		t.Logf("%s: first message %v after the link came back; %v", p.peer(), first.Round(time.Millisecond), d)
+		report(t, "reliable KEEP_LAST 10 at 20 Hz, link cut", p.peer(), fmt.Sprintf("%v outage", outage), &d, first)
+		if first == 0 {
+			t.Errorf("%s: nothing after the link came back", p.peer())
+		}
+	}
+}

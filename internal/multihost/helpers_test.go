@@ -18,6 +18,9 @@ import (
 	"github.com/afor-go/afor/internal/peers"
 )
 
+// outage is how long the outage tests break a link.
+const outage = 10 * time.Second
+
 // node is a ROS 2 node on a host, Go or rclpy, driven by commands.
 type node struct {
 	*hosts.Proc
@@ -342,4 +345,21 @@ func contiguous(rs []recv, n int) bool {
 		}
 	}
 	return true
+}
+
+// firstAfter returns how long after t the first message on topic that
+// arrived after t came, looking at the messages from the skip-th on; zero
+// when none came within timeout.
+func (n *node) firstAfter(topic string, skip int, t time.Time, timeout time.Duration) time.Duration {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		rs := n.received(topic)
+		for _, r := range rs[min(skip, len(rs)):] {
+			if at := time.Unix(0, r.T); at.After(t) {
+				return at.Sub(t)
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return 0
 }
