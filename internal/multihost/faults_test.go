@@ -4,6 +4,7 @@ package multihost_test
 
 import (
 	"fmt"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -249,6 +250,55 @@ func TestDDSOutage(t *testing.T) {
 		report(t, "reliable KEEP_LAST 10 at 20 Hz, link cut", p.peer(), fmt.Sprintf("%v outage", outage), &d, first)
 		if first == 0 {
 			t.Errorf("%s: nothing after the link came back", p.peer())
+		}
+	}
+}
+
+// TestDDSMovingHost: the listeners' host takes its interface down and up
+// again, then down, to a new address, and up: how long after it is up the
+// streams from the other host resume, to a Go listener (which follows its
+// interfaces and announces its new address) and to an rclpy one (Fast DDS
+// keeps the address it started with).
+func TestDDSMovingHost(t *testing.T) {
+	lab := hosts.New(t)
+	lan := lab.Network("lan")
+	h1, h2 := lab.Host("h1", lan), lab.Host("h2", lan)
+	ps := ddsPairs(t, h1, h2, rosEnv(ddsDomain))
+	q := qos(true, 10)
+	for _, p := range ps {
+		p.listener.sub(p.topic, q)
+	}
+	for _, p := range ps {
+		p.talker.pub(p.topic, q, -1, 20, 100, 1)
+	}
+	for _, p := range ps {
+		if rs := p.listener.waitReceived(p.topic, 20, 10*time.Second, 30*time.Second); len(rs) < 20 {
+			t.Fatalf("%s: %d messages before the move", p.peer(), len(rs))
+		}
+	}
+	link := h2.Link("eth0")
+	for _, move := range []struct {
+		name string
+		addr netip.Addr
+	}{{"interface down 3 s and up", netip.Addr{}}, {"interface down 3 s, new address, up", lan.Addr(42)}} {
+		before := make([]int, len(ps))
+		for i, p := range ps {
+			before[i] = len(p.listener.received(p.topic))
+		}
+		link.SetDown(true)
+		if move.addr.IsValid() {
+			link.SetAddr(move.addr)
+		}
+		time.Sleep(3 * time.Second)
+		link.SetDown(false)
+		back := time.Now()
+		for i, p := range ps {
+			first := p.listener.firstAfter(p.topic, before[i], back, 10*time.Second)
+			t.Logf("%s, %s: first message %v after the interface came back", move.name, p.peer(), first.Round(time.Millisecond))
+			report(t, "host moves: "+move.name, p.peer(), "", nil, first)
+			if first == 0 && p.listener.kind == "go" {
+				t.Errorf("%s, %s: nothing in 10 s", move.name, p.peer())
+			}
 		}
 	}
 }
