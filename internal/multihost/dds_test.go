@@ -67,6 +67,7 @@ const spdpPort = 7400 + 250*ddsDomain
 // on the LAN): both listeners get everything, soon after the talker
 // starts. rclpy talks to the Go listener the same way.
 func TestDDSDiscoveryAcrossHosts(t *testing.T) {
+	t.Parallel()
 	lab := hosts.New(t)
 	lan := lab.Network("lan")
 	h1, h2, h3 := lab.Host("h1", lan), lab.Host("h2", lan), lab.Host("h3", lan)
@@ -110,6 +111,7 @@ func TestDDSDiscoveryAcrossHosts(t *testing.T) {
 // other; a host reachable only through the second LAN gets a Go talker's
 // announcements from the start.
 func TestDDSSecondInterface(t *testing.T) {
+	t.Parallel()
 	lab := hosts.New(t)
 	lanA, lanB, lanC := lab.Network("lanA"), lab.Network("lanB"), lab.Network("lanC")
 	robot := lab.Host("robot", lanA, lanB) // eth1 on lanB

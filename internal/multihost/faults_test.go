@@ -19,6 +19,23 @@ type pair struct {
 
 func (p pair) peer() string { return p.talker.kind + " -> " + p.listener.kind }
 
+// listeners returns the pairs' listeners, topics their topics.
+func listeners(ps []pair) []*node {
+	var out []*node
+	for _, p := range ps {
+		out = append(out, p.listener)
+	}
+	return out
+}
+
+func topics(ps []pair) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.topic)
+	}
+	return out
+}
+
 // ddsPairs starts, on two hosts of lan, a Go and an rclpy node on each
 // (talkers on h1, listeners on h2) and returns the four talker/listener
 // pairs, each on a topic of its own.
@@ -65,8 +82,13 @@ func runPairs(t *testing.T, ps []pair, q map[string]any, n int, hz float64, size
 // frames each way, reorders 5% of them and duplicates 1%: Go and rclpy,
 // both ways.
 func TestDDSLoss(t *testing.T) {
+	t.Parallel()
 	for _, loss := range []float64{0.05, 0.20} {
 		t.Run(fmt.Sprintf("%.0f%%", loss*100), func(t *testing.T) {
+			t.Parallel()
+			if loss > 0.1 {
+				skipShort(t)
+			}
 			lab := hosts.New(t)
 			lan := lab.Network("lan")
 			h1, h2 := lab.Host("h1", lan), lab.Host("h2", lan)
@@ -108,6 +130,8 @@ func TestDDSLoss(t *testing.T) {
 // short fill the receiver's reassembly memory and hold it for 30 s, and
 // every DDS (Fast DDS as this package) stalls that long.
 func TestDDSLargeOverCappedLink(t *testing.T) {
+	t.Parallel()
+	skipShort(t)
 	lab := hosts.New(t)
 	lan := lab.Network("lan")
 	h1, h2 := lab.Host("h1", lan), lab.Host("h2", lan)
@@ -132,7 +156,7 @@ func TestDDSLargeOverCappedLink(t *testing.T) {
 			link.SetFaults(hosts.Faults{Rate: c.rate})
 			topic := fmt.Sprintf("%s_%d", p.topic, c.size)
 			start := time.Now()
-			ds, ended := runPairs(t, []pair{{p.talker, p.listener, topic}}, qos(true, 10), c.n, c.hz, c.size, 10*time.Second)
+			ds, ended := runPairs(t, []pair{{p.talker, p.listener, topic}}, qos(true, 10), c.n, c.hz, c.size, 5*time.Second)
 			took := time.Since(start)
 			link.SetFaults(hosts.Faults{})
 			d := ds[0]
@@ -159,6 +183,8 @@ func tuneForLargeMessages(h *hosts.Host) {
 // the reliable one loses nothing and is not held up; Go to Go, and rclpy to
 // rclpy for comparison.
 func TestDDSBestEffortBesideReliable(t *testing.T) {
+	t.Parallel()
+	skipShort(t)
 	lab := hosts.New(t)
 	lan := lab.Network("lan")
 	h1, h2 := lab.Host("h1", lan), lab.Host("h2", lan)
@@ -205,6 +231,8 @@ func TestDDSBestEffortBesideReliable(t *testing.T) {
 // arrives, and what was lost (at most what the history did not keep),
 // between every pair of Go and rclpy nodes.
 func TestDDSOutage(t *testing.T) {
+	t.Parallel()
+	skipShort(t)
 	lab := hosts.New(t)
 	lan := lab.Network("lan")
 	h1, h2 := lab.Host("h1", lan), lab.Host("h2", lan)
@@ -231,8 +259,9 @@ func TestDDSOutage(t *testing.T) {
 	time.Sleep(outage)
 	link.Cut(false)
 	back := time.Now()
+	firsts := firstAfterAll(listeners(ps), topics(ps), before, back, 30*time.Second)
 	for i, p := range ps {
-		first := p.listener.firstAfter(p.topic, before[i], back, 30*time.Second)
+		first := firsts[i]
 		p.talker.send(map[string]any{"op": "stop", "id": ids[i]})
 		p.talker.waitPub(ids[i], 10*time.Second)
 		var done struct{ N int }
@@ -260,6 +289,8 @@ func TestDDSOutage(t *testing.T) {
 // interfaces and announces its new address) and to an rclpy one (Fast DDS
 // keeps the address it started with).
 func TestDDSMovingHost(t *testing.T) {
+	t.Parallel()
+	skipShort(t)
 	lab := hosts.New(t)
 	lan := lab.Network("lan")
 	h1, h2 := lab.Host("h1", lan), lab.Host("h2", lan)
@@ -292,8 +323,9 @@ func TestDDSMovingHost(t *testing.T) {
 		time.Sleep(3 * time.Second)
 		link.SetDown(false)
 		back := time.Now()
+		firsts := firstAfterAll(listeners(ps), topics(ps), before, back, 10*time.Second)
 		for i, p := range ps {
-			first := p.listener.firstAfter(p.topic, before[i], back, 10*time.Second)
+			first := firsts[i]
 			t.Logf("%s, %s: first message %v after the interface came back", move.name, p.peer(), first.Round(time.Millisecond))
 			report(t, "host moves: "+move.name, p.peer(), "", nil, first)
 			if first == 0 && p.listener.kind == "go" {

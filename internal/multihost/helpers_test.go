@@ -363,3 +363,23 @@ func (n *node) firstAfter(topic string, skip int, t time.Time, timeout time.Dura
 	}
 	return 0
 }
+
+// firstAfterAll is firstAfter for several nodes and topics at once: it
+// waits for all of them together, up to timeout.
+func firstAfterAll(ns []*node, topics []string, skip []int, t time.Time, timeout time.Duration) []time.Duration {
+	out := make([]time.Duration, len(ns))
+	var wg sync.WaitGroup
+	for i, n := range ns {
+		wg.Go(func() { out[i] = n.firstAfter(topics[i], skip[i], t, timeout) })
+	}
+	wg.Wait()
+	return out
+}
+
+// skipShort skips a scenario that takes tens of seconds under -short.
+func skipShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("a long scenario: not with -short")
+	}
+}

@@ -15,6 +15,7 @@ import (
 // topics go every way; Go calls rclpy's service and action and rclpy
 // calls the Go ones.
 func TestROSAcrossHostsDDS(t *testing.T) {
+	t.Parallel()
 	lab := hosts.New(t)
 	lan := lab.Network("lan")
 	h1, h2, h3 := lab.Host("h1", lan), lab.Host("h2", lan), lab.Host("h3", lan)

@@ -39,6 +39,8 @@ func startRouter(t *testing.T, h *hosts.Host) *hosts.Proc {
 // talking over their direct links and the client comes back; when a link
 // breaks for 10 s its node comes back after it.
 func TestZenohAcrossHosts(t *testing.T) {
+	t.Parallel()
+	skipShort(t)
 	lab := hosts.New(t)
 	lan := lab.Network("lan")
 	hr, h2, h3, h4 := lab.Host("router", lan), lab.Host("h2", lan), lab.Host("h3", lan), lab.Host("h4", lan)
@@ -100,28 +102,33 @@ func TestZenohAcrossHosts(t *testing.T) {
 	} else {
 		t.Logf("while the router was down the scouting peer got %d messages over its direct link", n)
 	}
-	before := len(client.received("/chatter"))
+	nc := len(client.received("/chatter"))
 	startRouter(t, hr)
 	up := time.Now()
-	if first := client.firstAfter("/chatter", before, up, 30*time.Second); first == 0 {
+	if first := client.firstAfter("/chatter", nc, up, 30*time.Second); first == 0 {
 		t.Errorf("the client got nothing in 30 s after the router restarted")
 	} else {
 		t.Logf("the client got its first message %v after the router was back (%v after it went down)", first.Round(time.Millisecond), time.Since(down).Round(time.Millisecond))
 		report(t, "zenoh: router restart", "go client via rust router", fmt.Sprintf("router down %v", up.Sub(down).Round(time.Second)), nil, first)
 	}
 
-	// A link breaks for 10 s: the client's, then the scouting peer's.
-	for _, n := range []*node{client, scout} {
-		link := n.host.Link("eth0")
-		before := len(n.received("/chatter"))
-		link.Cut(true)
-		time.Sleep(outage)
-		link.Cut(false)
-		back := time.Now()
-		first := n.firstAfter("/chatter", before, back, 40*time.Second)
-		t.Logf("%s: first message %v after its link came back", n.Name, first.Round(time.Millisecond))
-		report(t, "zenoh: link cut", "go "+map[*node]string{client: "client via rust router", scout: "peer (scouted) <- go peer"}[n], fmt.Sprintf("%v outage", outage), nil, first)
-		if first == 0 {
+	// The client's and the scouting peer's links break for 10 s.
+	cut := []*node{client, scout}
+	before := make([]int, len(cut))
+	for i, n := range cut {
+		before[i] = len(n.received("/chatter"))
+		n.host.Link("eth0").Cut(true)
+	}
+	time.Sleep(outage)
+	for _, n := range cut {
+		n.host.Link("eth0").Cut(false)
+	}
+	back := time.Now()
+	firsts := firstAfterAll(cut, []string{"/chatter", "/chatter"}, before, back, 40*time.Second)
+	for i, n := range cut {
+		t.Logf("%s: first message %v after its link came back", n.Name, firsts[i].Round(time.Millisecond))
+		report(t, "zenoh: link cut", "go "+[]string{"client via rust router", "peer (scouted) <- go peer"}[i], fmt.Sprintf("%v outage", outage), nil, firsts[i])
+		if firsts[i] == 0 {
 			t.Errorf("%s: nothing in 40 s after its link came back", n.Name)
 		}
 	}

@@ -14,10 +14,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/afor-go/afor/internal/netns"
 	"github.com/afor-go/afor/internal/netns/hosts"
+	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { os.Exit(hosts.Main(m, map[string]hosts.Role{"udp": udpRole})) }
+func TestMain(m *testing.M) {
+	if code, done := hosts.RunRole(map[string]hosts.Role{"udp": udpRole}); done {
+		os.Exit(code)
+	}
+	if code, done := netns.Exec(); done {
+		os.Exit(code)
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // udpRole listens on a UDP port (and a multicast group on every
 // interface, with -group), reports each datagram it gets as
