@@ -41,7 +41,7 @@ import (
 // the payload. Commands (ids name the answers):
 //
 //	{"op":"pub","id":I,"topic":T,"qos":Q,"n":N,"hz":H,"size":S,"subs":K}
-//	    waits for K subscriptions in the graph, publishes N messages at H
+//	    waits until K subscriptions are matched, publishes N messages at H
 //	    per second (N < 0: until stopped) -> {"ev":"pubdone","id":I,"n":N}
 //	{"op":"stop","id":I}        ends publication I
 //	{"op":"sub","topic":T,"qos":Q}
@@ -221,10 +221,9 @@ func (n *goNode) publish(c command) error {
 	}
 	n.mu.Unlock()
 	if c.Subs > 0 {
-		_, err := n.node.Graph().WaitFor(ctx, func(g *ros.GraphSnapshot) bool {
-			return len(g.Subscriptions(c.Topic)) >= c.Subs
-		})
-		if err != nil {
+		// Matched, not only in the graph: a message published before the
+		// writer matches a volatile subscription is not for it.
+		if err := pub.WaitForSubscriptions(ctx, c.Subs); err != nil {
 			return err
 		}
 	}
