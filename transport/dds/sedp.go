@@ -199,7 +199,7 @@ func (p *Participant) addRemoteEndpoint(ed *rtps.EndpointData, local bool) {
 		return
 	}
 	if old != nil && !local && sameButLocators(&old.data, ed) {
-		old.data = *ed
+		old.data.UnicastLocators = ed.UnicastLocators
 		apply := p.setEndpointLocatorsLocked(old, locs)
 		p.mu.Unlock()
 		apply()
