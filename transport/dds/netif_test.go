@@ -202,3 +202,31 @@ func TestParticipantFollowsItsInterfaces(t *testing.T) {
 	default:
 	}
 }
+
+// TestGreetingsAreBounded: a participant answers a new participant's first
+// announcements with its own (a Fast DDS participant that is just starting
+// may miss the first answer), but two participants doing so must not
+// answer each other's answers for ever.
+func TestGreetingsAreBounded(t *testing.T) {
+	d := nextDomain()
+	cfg := Config{DomainID: d, Range: RangeSubnet, NoMulticast: true, StaticPeers: []string{"127.0.0.1"}}
+	a := newTestParticipant(t, cfg)
+	b := newTestParticipant(t, cfg)
+	ctx := waitCtx(t)
+	for _, p := range []*Participant{a, b} {
+		for len(p.Participants()) == 0 {
+			select {
+			case <-ctx.Done():
+				t.Fatal("no discovery")
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}
+	// Two seconds: the window in which they greet each other, and more
+	// than the fast announcements (5 x 4 static peer ports each).
+	sent := a.Stats().Sent + b.Stats().Sent
+	time.Sleep(greetWindow)
+	if n := a.Stats().Sent + b.Stats().Sent - sent; n > 200 {
+		t.Errorf("%d datagrams in %v between two participants with nothing to say", n, greetWindow)
+	}
+}

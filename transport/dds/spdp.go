@@ -15,12 +15,15 @@ const (
 	fastAnnouncements = 5
 	fastAnnouncePause = 100 * time.Millisecond
 	// greetWindow is how long after discovering a participant this one
-	// answers each of its announcements with its own: the first answer
-	// can reach a participant that is just starting before it listens
-	// (Fast DDS then ignores it, and learns of this participant only
-	// from its next periodic announcement, seconds later), and a new
-	// participant announces itself five times in its first half second.
+	// answers its announcements with its own, at most maxGreets times and
+	// fastAnnouncePause apart (two Go participants answer each other's
+	// answers): the first answer can reach a participant that is just
+	// starting before it listens (Fast DDS then ignores it, and learns of
+	// this participant only from its next periodic announcement, seconds
+	// later), and a new participant announces itself five times in its
+	// first half second.
 	greetWindow = 2 * time.Second
+	maxGreets   = fastAnnouncements
 )
 
 // remoteParticipant is a participant discovered through SPDP.
@@ -34,6 +37,8 @@ type remoteParticipant struct {
 	userData []byte
 	lastSeen atomic.Int64 // unix nanoseconds
 	found    time.Time    // when it was discovered
+	greets   int          // announcements sent to it in answer (greetWindow)
+	greeted  time.Time    // when the last was
 }
 
 // RemoteParticipant describes a participant discovered in the domain.
@@ -219,7 +224,12 @@ func (p *Participant) addParticipant(pd *rtps.ParticipantData, vendor rtps.Vendo
 		moved := !slices.Equal(rp.meta, meta) || !slices.Equal(rp.user, user)
 		rp.lease, rp.meta, rp.user, rp.userData = pd.LeaseDuration, meta, user, pd.UserData
 		rp.lastSeen.Store(time.Now().UnixNano())
-		greet := time.Since(rp.found) < greetWindow
+		now := time.Now()
+		greet := now.Sub(rp.found) < greetWindow && rp.greets < maxGreets && now.Sub(rp.greeted) >= fastAnnouncePause
+		if greet {
+			rp.greets++
+			rp.greeted = now
+		}
 		p.mu.Unlock()
 		if greet {
 			p.announceTo(meta)
@@ -232,8 +242,9 @@ func (p *Participant) addParticipant(pd *rtps.ParticipantData, vendor rtps.Vendo
 	}
 	rp = &remoteParticipant{
 		prefix: pd.GUID.Prefix, vendor: vendor, lease: pd.LeaseDuration, meta: meta, user: user,
-		builtins: pd.BuiltinEndpoints, userData: pd.UserData, found: time.Now(),
+		builtins: pd.BuiltinEndpoints, userData: pd.UserData, found: time.Now(), greets: 1,
 	}
+	rp.greeted = rp.found
 	rp.lastSeen.Store(time.Now().UnixNano())
 	p.remotes[rp.prefix] = rp
 	p.emitLocked(DiscoveryEvent{Kind: ParticipantFound, Participant: rp.public()})
