@@ -3,6 +3,8 @@ module github.com/afor-go/afor
 go 1.25.0
 
 require (
+	github.com/klauspost/compress v1.20.5
+	github.com/pierrec/lz4/v4 v4.1.34
 	github.com/zeebo/xxh3 v1.1.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.30.0

@@ -31,6 +31,7 @@ type ActionClient[G, R, F any] struct {
 	goals   map[GoalID]*GoalHandle[G, R, F]
 	closed  bool
 	untrack func()
+	untype  func() // unregisters the action's types from the node's type cache
 }
 
 // GoalHandle is a goal sent by an [ActionClient] and accepted by the
@@ -78,6 +79,7 @@ func NewActionClient[G, R, F any, PG interface {
 		status: afor.NewSub[[]ActionGoalStatus](afor.WithName("ros action status:"+an.action), afor.WithLogger(n.logger)),
 		goals:  map[GoalID]*GoalHandle[G, R, F]{},
 	}
+	c.untype = addActionTypes(&n.types, messageType(action), c.wire)
 	if err := c.create(); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("ros: action client %s: %w", an.action, err)
@@ -383,10 +385,13 @@ func (c *ActionClient[G, R, F]) Close() {
 	c.closed = true
 	goals := c.goals
 	c.goals = map[GoalID]*GoalHandle[G, R, F]{}
-	untrack := c.untrack
+	untrack, untype := c.untrack, c.untype
 	c.mu.Unlock()
 	if untrack != nil {
 		untrack()
+	}
+	if untype != nil {
+		untype()
 	}
 	for _, h := range goals {
 		h.finish(StatusUnknown, *new(R), fmt.Errorf("ros: action client %s: %w", c.names.action, ErrClosed), true)

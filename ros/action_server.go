@@ -37,6 +37,7 @@ type ActionServer[G, R, F any] struct {
 	sendSrv, cancelSrv, resultSrv rmw.Service
 	fbPub, statusPub              rmw.Publisher
 	untrack                       func()
+	untype                        func() // unregisters the action's types from the node's type cache
 	warned                        atomic.Bool
 
 	fbMu  sync.Mutex // guards fbBuf and publishing feedback
@@ -126,6 +127,7 @@ func NewActionServer[G, R, F any, PG interface {
 		goals:  afor.NewServer[*ActionGoal[G, R, F], struct{}](afor.WithName("ros action:"+an.action), afor.WithLogger(n.logger)),
 		active: map[GoalID]*ActionGoal[G, R, F]{},
 	}
+	s.untype = addActionTypes(&n.types, messageType(action), s.wire)
 	if err := s.create(); err != nil {
 		s.closeEntities()
 		s.goals.Close()
@@ -216,6 +218,9 @@ func (s *ActionServer[G, R, F]) shutdown() {
 }
 
 func (s *ActionServer[G, R, F]) closeEntities() {
+	if s.untype != nil {
+		s.untype()
+	}
 	var cs []interface{ Close() error }
 	for _, c := range []rmw.Service{s.sendSrv, s.cancelSrv, s.resultSrv} {
 		if c != nil {

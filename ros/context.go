@@ -26,6 +26,7 @@ type Context struct {
 	rules    []names.Rule     // from WithArgs: for every node
 	params   []names.Override // parameter overrides from WithArgs, in order
 	logger   *slog.Logger
+	types    typeLibrary // interface definitions for ~/get_type_description
 
 	mu     sync.Mutex
 	nodes  []*Node
@@ -40,6 +41,7 @@ func Open(ctx context.Context, opts ...Option) (*Context, error) {
 
 func open(ctx context.Context, o options) (*Context, error) {
 	c := &Context{logger: o.logger, enclave: "/"}
+	c.types.extra = o.interfaces
 	if c.logger == nil {
 		c.logger = slog.Default()
 	}

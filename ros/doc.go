@@ -72,6 +72,37 @@
 // callbacks of [Node.OnIncompatibleQoS] ([IncompatibleQoSEvent]). Zenoh and
 // the in-memory middleware match every pair and never report.
 //
+// # QoS events
+//
+// Every publisher and subscription has the QoS events rclpy's event
+// callbacks give, each an [afor.Sub] of values with rmw's counts:
+// [Publisher.Events] (offered deadline missed, liveliness lost, matched,
+// incompatible QoS) and [SubscriptionEventsOf] (requested deadline missed,
+// liveliness changed, message lost, matched, incompatible QoS). They are
+// implemented once, above the middleware, wherever the middleware does not
+// track them itself: deadlines are timers of each endpoint ([QoS.WithDeadline];
+// counted from the first message), a MANUAL_BY_TOPIC publisher that does
+// not publish within its lease loses its liveliness, and lost messages are
+// the gaps in each publisher's sequence numbers. Matching and the
+// liveliness of a subscription's publishers come from the DDS protocol
+// over DDS (WLP assertions and leases: a publisher whose process died is
+// not alive once its lease ran out), and from the graph over Zenoh and in
+// memory (rmw_zenoh's liveliness tokens, which go with the session of a
+// process that died; rmw_zenoh itself has no QoS events).
+//
+// # Type descriptions
+//
+// Every node serves ~/get_type_description
+// (type_description_interfaces/srv/GetTypeDescription), as rclpy's nodes
+// do, for the types its publishers, subscriptions, services, clients and
+// actions use, looked up by RIHS01 hash, with the interface files as type
+// sources: the shipped definitions (package interfaces) and those given
+// with [WithInterfaces]. The read-only parameter
+// start_type_description_service ("-p start_type_description_service:=false")
+// turns it off. A [TypeDescriptionClient] asks another node, and
+// ros/dynmsg's NewTypeFromDescription builds a type this process has no
+// definition of from the answer.
+//
 // # Large messages
 //
 // A received message is yours to keep, and read-only: afor never writes or

@@ -37,12 +37,12 @@ func TestGraph(t *testing.T) {
 	if !slices.Equal(nodes, []string{"/robot1/talker", "/listener"}) {
 		t.Errorf("nodes %v", nodes)
 	}
-	// Every node also has /rosout, /parameter_events and its parameter
-	// services: see TestBuiltinEntities.
+	// Every node also has /rosout, /parameter_events, its parameter
+	// services and its type description service: see TestBuiltinEntities.
 	if got := g.Topics(); len(got) != 3 || !slices.Equal(got["/robot1/chatter"], []string{"std_msgs/msg/String"}) {
 		t.Errorf("topics %v", got)
 	}
-	if got := g.Services(); len(got) != 1+2*6 || !slices.Equal(got["/robot1/set"], []string{"std_srvs/srv/SetBool"}) {
+	if got := g.Services(); len(got) != 1+2*7 || !slices.Equal(got["/robot1/set"], []string{"std_srvs/srv/SetBool"}) {
 		t.Errorf("services %v", got)
 	}
 	pubs := g.Publishers("/robot1/chatter")

@@ -31,6 +31,8 @@ type Node struct {
 	clock  *Clock
 
 	qosEvents qosEventHub // incompatible QoS callbacks (qos_event.go)
+	subEvents sync.Map    // *afor.Sub[V] -> *subscriptionEvents (events.go)
+	types     typeCache   // the types the node uses (type_description.go)
 
 	mu      sync.Mutex
 	closed  bool

@@ -1,6 +1,7 @@
 package ros
 
 import (
+	"io/fs"
 	"log/slog"
 )
 
@@ -22,6 +23,8 @@ type options struct {
 	// Node built-ins (param_options.go): nil is the default, on.
 	paramServices *bool
 	rosout        *bool
+	// interfaces are WithInterfaces's (type_description.go).
+	interfaces []fs.FS
 	// contextOnly lists the context options given, for Context.NewNode
 	// to refuse them.
 	contextOnly []string

@@ -108,12 +108,12 @@ func parameterSuite(t *testing.T, ca, cb *Context) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := []string{"a.b", "a.b.c", "a.d", "bytes", "dyn", "lim", "ro", "use_sim_time"}
+	all := []string{"a.b", "a.b.c", "a.d", "bytes", "dyn", "lim", "ro", "start_type_description_service", "use_sim_time"}
 	if !slices.Equal(names, all) || !slices.Equal(prefixes, []string{"a", "a.b"}) {
 		t.Errorf("List(nil, 0) = %v, %v", names, prefixes)
 	}
 	// Depth 1: names without dots.
-	if names, _, _ := pc.List(ctx, nil, 1); !slices.Equal(names, []string{"bytes", "dyn", "lim", "ro", "use_sim_time"}) {
+	if names, _, _ := pc.List(ctx, nil, 1); !slices.Equal(names, []string{"bytes", "dyn", "lim", "ro", "start_type_description_service", "use_sim_time"}) {
 		t.Errorf("List(nil, 1) = %v", names)
 	}
 	// Prefix "a", depth 1: a.b and a.d but not a.b.c.
@@ -232,8 +232,9 @@ func parameterSuite(t *testing.T, ca, cb *Context) {
 	}
 
 	// /parameter_events: the declarations, then the accepted changes, in
-	// order (use_sim_time's declaration may come before the subscription
-	// matched, so it is not expected).
+	// order (the declarations of use_sim_time and
+	// start_type_description_service may come before the subscription
+	// matched, so they are not expected).
 	want := []string{
 		"new a.b.c", "new a.b", "new a.d", "new ro", "new lim", "new dyn", "new bytes",
 		"changed a.b.c=7", "changed lim=10", "changed a.d=3.5", "changed dyn=3", "changed bytes=[9 9 9]",
@@ -261,7 +262,7 @@ func parameterSuite(t *testing.T, ca, cb *Context) {
 		for _, p := range ev.DeletedParameters {
 			parts = append(parts, "deleted "+p.Name)
 		}
-		if s := strings.Join(parts, " "); s != "new use_sim_time" {
+		if s := strings.Join(parts, " "); s != "new use_sim_time" && s != "new start_type_description_service" {
 			got = append(got, s)
 		}
 	}

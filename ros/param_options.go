@@ -60,7 +60,8 @@ func readParamsFile(path string) ([]byte, error) {
 
 // startBuiltins creates what every rclpy node has, in rclpy's order so
 // that entity ids line up: the /rosout publisher, the /parameter_events
-// publisher, the parameter services; then the use_sim_time parameter.
+// publisher, the parameter services; then the use_sim_time parameter and
+// the type description service (type_description.go).
 func (n *Node) startBuiltins(o options, base *slog.Logger) error {
 	if o.rosout == nil || *o.rosout {
 		if err := n.startRosout(); err != nil {
@@ -81,7 +82,10 @@ func (n *Node) startBuiltins(o options, base *slog.Logger) error {
 			return err
 		}
 	}
-	return n.startSimTime()
+	if err := n.startSimTime(); err != nil {
+		return err
+	}
+	return n.startTypeDescriptionService()
 }
 
 // startSimTime declares use_sim_time (false unless overridden) and makes

@@ -197,5 +197,6 @@ func serveParams[Req, Res any, PReq interface {
 		_ = rs.Close()
 		return err
 	}
+	n.types.addService(serviceType(srv)) // for the node's lifetime
 	return nil
 }

@@ -197,7 +197,7 @@ func TestDeclareParameter(t *testing.T) {
 	if errs[0] != nil || !errors.Is(errs[1], ros.ErrParameterType) || !errors.Is(errs[2], ros.ErrParameterNotDeclared) {
 		t.Errorf("SetParameters = %v", errs)
 	}
-	if got := n.ParameterNames(); !slices.Equal(got, []string{"a", "use_sim_time", "vetoed"}) {
+	if got := n.ParameterNames(); !slices.Equal(got, []string{"a", "start_type_description_service", "use_sim_time", "vetoed"}) {
 		t.Errorf("ParameterNames = %v", got)
 	}
 	if d, err := n.DescribeParameter("a"); err != nil || d.Type != uint8(ros.ParameterInteger) || d.Name != "a" {
@@ -230,7 +230,8 @@ func TestParameterUpdates(t *testing.T) {
 }
 
 func TestParameterServicesOff(t *testing.T) {
-	n := memNode(t, ros.NewMemoryNetwork(), "quiet", ros.WithParameterServices(false), ros.WithRosout(false))
+	n := memNode(t, ros.NewMemoryNetwork(), "quiet", ros.WithParameterServices(false), ros.WithRosout(false),
+		ros.WithArgs([]string{"--ros-args", "-p", "start_type_description_service:=false"}))
 	g := n.Graph().Snapshot()
 	if got := g.Services(); len(got) != 0 {
 		t.Errorf("services %v", got)
@@ -249,7 +250,8 @@ func TestBuiltinEntities(t *testing.T) {
 	}
 	slices.Sort(services)
 	want := []string{"/ns/talker/describe_parameters", "/ns/talker/get_parameter_types", "/ns/talker/get_parameters",
-		"/ns/talker/list_parameters", "/ns/talker/set_parameters", "/ns/talker/set_parameters_atomically"}
+		"/ns/talker/get_type_description", "/ns/talker/list_parameters", "/ns/talker/set_parameters",
+		"/ns/talker/set_parameters_atomically"}
 	if !slices.Equal(services, want) {
 		t.Errorf("services %v", services)
 	}

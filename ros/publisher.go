@@ -18,6 +18,7 @@ type Publisher[T any, PT interface {
 	node    *Node
 	topic   string
 	pub     rmw.Publisher
+	events  *publisherEvents
 	untrack func()
 
 	mu     sync.Mutex // guards buf and closed
@@ -36,15 +37,16 @@ func NewPublisher[T any, PT interface {
 	cdr.Message
 }](n *Node, topic string, qos QoS) (*Publisher[T, PT], error) {
 	var zero T
-	full, rp, err := createPublisher(n, topic, messageType(PT(&zero)), qos)
+	full, rp, ev, err := createPublisher(n, topic, messageType(PT(&zero)), qos)
 	if err != nil {
 		return nil, err
 	}
-	p := &Publisher[T, PT]{node: n, topic: full, pub: rp}
+	p := &Publisher[T, PT]{node: n, topic: full, pub: rp, events: ev}
 	p.mu.Lock() // Close waits for untrack to be set
 	defer p.mu.Unlock()
 	untrack, err := n.track(p.Close)
 	if err != nil {
+		ev.close()
 		_ = rp.Close()
 		return nil, err
 	}
@@ -84,10 +86,16 @@ func (p *Publisher[T, PT]) Publish(ctx context.Context, msg *T) error {
 	if err != nil {
 		return fmt.Errorf("ros: publish on %s: %w", p.topic, err)
 	}
+	p.events.published()
 	return nil
 }
 
-// Close removes the publisher from the graph. Close is idempotent.
+// Events returns the publisher's QoS events: deadlines missed, liveliness
+// lost, matched subscriptions, incompatible QoS.
+func (p *Publisher[T, PT]) Events() *PublisherEvents { return &p.events.pub }
+
+// Close removes the publisher from the graph and closes its events. Close
+// is idempotent.
 func (p *Publisher[T, PT]) Close() error {
 	p.mu.Lock()
 	if p.closed {
@@ -97,27 +105,29 @@ func (p *Publisher[T, PT]) Close() error {
 	p.closed = true
 	p.mu.Unlock()
 	p.untrack()
-	return p.pub.Close()
+	err := p.pub.Close()
+	p.events.close()
+	return err
 }
 
 // createPublisher resolves topic and creates the middleware's publisher of
-// type t on it, for the typed publishers and the raw ones (raw.go).
-func createPublisher(n *Node, topic string, t rmw.Type, qos QoS) (string, rmw.Publisher, error) {
+// type t on it and its events, for the typed publishers and the raw ones
+// (raw.go).
+func createPublisher(n *Node, topic string, t rmw.Type, qos QoS) (string, rmw.Publisher, *publisherEvents, error) {
 	if err := n.checkOpen(); err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	full, err := n.ResolveTopicName(topic)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	if err := qos.Validate(); err != nil {
-		return "", nil, fmt.Errorf("ros: publisher on %s: %w", full, err)
+		return "", nil, nil, fmt.Errorf("ros: publisher on %s: %w", full, err)
 	}
 	n.warnOtherTypes(full, t.Name)
 	rp, err := n.rn.CreatePublisher(full, t, qos.rmw())
 	if err != nil {
-		return "", nil, fmt.Errorf("ros: publisher on %s: %w", full, err)
+		return "", nil, nil, fmt.Errorf("ros: publisher on %s: %w", full, err)
 	}
-	n.watchIncompatibleQoS(full, KindPublisher, rp)
-	return full, rp, nil
+	return full, rp, newPublisherEvents(n, full, t, qos, rp), nil
 }

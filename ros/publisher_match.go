@@ -60,3 +60,32 @@ func (p *RawPublisher) WaitForSubscriptions(ctx context.Context, n int) error {
 	}
 	return nil
 }
+
+// WaitForAllAcked waits until every reliable subscription the publisher
+// reaches has acknowledged every message published before the call, or ctx
+// ends, as rclpy's Publisher.wait_for_all_acked does. Over DDS the writer
+// asks its readers at once; over Zenoh and in memory there is nothing to
+// wait for. Call it before closing a publisher (or ending the program)
+// right after its last messages: a reader that lost a datagram asks the
+// writer to send it again, and a closed writer cannot.
+func (p *Publisher[T, PT]) WaitForAllAcked(ctx context.Context) error {
+	return waitAcked(ctx, p.topic, p.pub)
+}
+
+// WaitForAllAcked waits until the publisher's reliable subscriptions
+// acknowledged everything published (see [Publisher.WaitForAllAcked]).
+func (p *RawPublisher) WaitForAllAcked(ctx context.Context) error {
+	return waitAcked(ctx, p.topic, p.pub)
+}
+
+// waitAcked waits for pub's acknowledgments when its middleware has any.
+func waitAcked(ctx context.Context, topic string, pub rmw.Publisher) error {
+	a, ok := pub.(rmw.AckWaiter)
+	if !ok {
+		return ctx.Err()
+	}
+	if err := a.WaitAcknowledged(ctx); err != nil {
+		return fmt.Errorf("ros: wait for the acknowledgments of %s: %w", topic, err)
+	}
+	return nil
+}

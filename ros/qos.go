@@ -150,6 +150,26 @@ func (q QoS) WithReliability(r Reliability) QoS { q.Reliability = r; return q }
 // WithDurability returns q with durability d.
 func (q QoS) WithDurability(d Durability) QoS { q.Durability = d; return q }
 
+// WithDeadline returns q with deadline d: a publisher offers to publish,
+// a subscription expects a message, at least once every d (0: no
+// deadline). Missed deadlines are QoS events ([Publisher.Events],
+// [SubscriptionEventsOf]); over DDS a subscription matches only a
+// publisher offering a deadline no longer than its own.
+func (q QoS) WithDeadline(d time.Duration) QoS { q.Deadline = d; return q }
+
+// WithLifespan returns q with lifespan d: a message older than d is not
+// delivered to late joiners (0: forever).
+func (q QoS) WithLifespan(d time.Duration) QoS { q.Lifespan = d; return q }
+
+// WithLiveliness returns q with liveliness kind l and lease (0: infinite):
+// how a publisher's liveliness is asserted (LivelinessAutomatic: by the
+// middleware; LivelinessManualByTopic: by publishing) and within which
+// lease, or for a subscription, the longest lease it accepts.
+func (q QoS) WithLiveliness(l Liveliness, lease time.Duration) QoS {
+	q.Liveliness, q.LivelinessLease = l, lease
+	return q
+}
+
 // Validate reports, as an error matching ErrInvalidQoS, a policy value that
 // does not exist, a negative depth, or a negative duration.
 func (q QoS) Validate() error {

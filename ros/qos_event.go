@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/afor-go/afor"
 	"github.com/afor-go/afor/ros/internal/rmw"
 )
 
@@ -95,8 +96,9 @@ func (h *qosEventHub) callbacks() []func(IncompatibleQoSEvent) {
 
 // watchIncompatibleQoS reports the incompatible QoS events of endpoint e
 // (a publisher or subscription on topic) when its middleware detects them:
-// a warning on the node's logger, then the node's callbacks.
-func (n *Node) watchIncompatibleQoS(topic string, kind EndpointKind, e any) {
+// a warning on the node's logger, the endpoint's events sub, then the
+// node's callbacks.
+func (n *Node) watchIncompatibleQoS(topic string, kind EndpointKind, e any, events *afor.Sub[IncompatibleQoSEvent]) {
 	src, ok := e.(rmw.QoSEventSource)
 	if !ok {
 		return
@@ -105,6 +107,7 @@ func (n *Node) watchIncompatibleQoS(topic string, kind EndpointKind, e any) {
 		out := IncompatibleQoSEvent{Topic: topic, Kind: kind, TotalCount: ev.TotalCount,
 			TotalCountChange: ev.TotalCountChange, LastPolicy: ev.LastPolicy}
 		n.logger.Warn(out.String())
+		events.Input(out)
 		for _, f := range n.qosEvents.callbacks() {
 			n.callQoSCallback(f, out)
 		}

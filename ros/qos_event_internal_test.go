@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/afor-go/afor"
 	"github.com/afor-go/afor/ros/internal/rmw"
 )
 
@@ -21,13 +22,18 @@ func TestIncompatibleQoSEventDispatch(t *testing.T) {
 	n.OnIncompatibleQoS(func(IncompatibleQoSEvent) { panic("boom") }) // logged, not fatal
 
 	src := &fakeQoSSource{}
-	n.watchIncompatibleQoS("/chatter", KindSubscription, src)
-	n.watchIncompatibleQoS("/other", KindPublisher, struct{}{}) // no events from this middleware
+	events := afor.NewSub[IncompatibleQoSEvent]()
+	defer events.Close()
+	n.watchIncompatibleQoS("/chatter", KindSubscription, src, events)
+	n.watchIncompatibleQoS("/other", KindPublisher, struct{}{}, events) // no events from this middleware
 	src.f(rmw.IncompatibleQoS{TotalCount: 2, TotalCountChange: 1, LastPolicy: "DURABILITY"})
 
 	want := IncompatibleQoSEvent{Topic: "/chatter", Kind: KindSubscription, TotalCount: 2, TotalCountChange: 1, LastPolicy: "DURABILITY"}
 	if len(got) != 1 || got[0] != want {
 		t.Fatalf("events %+v, want [%+v]", got, want)
+	}
+	if v, ok := events.Value(); !ok || v != want {
+		t.Errorf("the endpoint's events sub holds %+v %v", v, ok)
 	}
 	line := "New publisher discovered on topic '/chatter', offering incompatible QoS. No messages will be received from it. Last incompatible policy: DURABILITY"
 	if !logs.has(line) || !logs.has("ros: an incompatible QoS callback panicked") {

@@ -74,6 +74,7 @@ type RawPublisher struct {
 	node    *Node
 	topic   string
 	pub     rmw.Publisher
+	events  *publisherEvents
 	untrack func()
 
 	mu     sync.Mutex // guards closed
@@ -87,15 +88,16 @@ func NewRawPublisher(n *Node, topic string, t RawType, qos QoS) (*RawPublisher, 
 	if err != nil {
 		return nil, fmt.Errorf("ros: publisher on %s: %w", topic, err)
 	}
-	full, rp, err := createPublisher(n, topic, rt, qos)
+	full, rp, ev, err := createPublisher(n, topic, rt, qos)
 	if err != nil {
 		return nil, err
 	}
-	p := &RawPublisher{node: n, topic: full, pub: rp}
+	p := &RawPublisher{node: n, topic: full, pub: rp, events: ev}
 	p.mu.Lock() // Close waits for untrack to be set
 	defer p.mu.Unlock()
 	untrack, err := n.track(p.Close)
 	if err != nil {
+		ev.close()
 		_ = rp.Close()
 		return nil, err
 	}
@@ -122,10 +124,15 @@ func (p *RawPublisher) Publish(ctx context.Context, payload []byte) error {
 	if err := p.pub.Publish(ctx, payload); err != nil {
 		return fmt.Errorf("ros: publish on %s: %w", p.topic, err)
 	}
+	p.events.published()
 	return nil
 }
 
-// Close removes the publisher from the graph. Close is idempotent.
+// Events returns the publisher's QoS events (see [Publisher.Events]).
+func (p *RawPublisher) Events() *PublisherEvents { return &p.events.pub }
+
+// Close removes the publisher from the graph and closes its events. Close
+// is idempotent.
 func (p *RawPublisher) Close() error {
 	p.mu.Lock()
 	if p.closed {
@@ -135,7 +142,9 @@ func (p *RawPublisher) Close() error {
 	p.closed = true
 	p.mu.Unlock()
 	p.untrack()
-	return p.pub.Close()
+	err := p.pub.Close()
+	p.events.close()
+	return err
 }
 
 // SubscribeRaw subscribes to topic (resolved by the node) with type t and

@@ -103,8 +103,10 @@ func NewServer[Req, Res any, PReq interface {
 		_ = rs.Close()
 		return nil, err
 	}
+	untype := n.types.addService(serviceType(srv))
 	s.OnClose(func() {
 		untrack()
+		untype()
 		if err := rs.Close(); err != nil {
 			n.logger.Warn("ros: closing a service", "service", full, "err", err)
 		}
@@ -170,6 +172,7 @@ func createClient(n *Node, name string, t rmw.ServiceType, closed *atomic.Bool) 
 		_ = rc.Close()
 		return "", nil, err
 	}
+	n.types.addService(t) // for the node's lifetime, as the client's
 	return full, rc, nil
 }
 

@@ -102,27 +102,34 @@ func subscribeType[V any](n *Node, topic string, t rmw.Type, qos QoS, opts []afo
 	s := afor.NewSub[V](opts...)
 	n.warnOtherTypes(full, t.Name)
 	var warned atomic.Bool
+	ev := newSubscriptionEvents(n, full, t, qos)
 	rs, err := n.rn.CreateSubscription(full, t, qos.rmw(), func(m rmw.Message) {
+		ev.received(m.Info)
 		if err := input(s, m); err != nil {
 			n.malformedInput("message", full, &warned, err)
 		}
 	})
 	if err != nil {
+		ev.close()
 		s.Close()
 		return nil, fmt.Errorf("ros: subscription to %s: %w", full, err)
 	}
-	n.watchIncompatibleQoS(full, KindSubscription, rs)
+	ev.watch(n, full, t, rs)
 	untrack, err := n.track(func() error { s.Close(); return nil })
 	if err != nil {
+		ev.close()
 		s.Close()
 		_ = rs.Close()
 		return nil, err
 	}
+	n.subEvents.Store(s, ev)
 	s.OnClose(func() {
 		untrack()
+		n.subEvents.Delete(s)
 		if err := rs.Close(); err != nil {
 			n.logger.Warn("ros: closing a subscription", "topic", full, "err", err)
 		}
+		ev.close()
 	})
 	return s, nil
 }

@@ -81,7 +81,7 @@ func (g *generator) pkg(p string) (map[string][]byte, error) {
 	units := map[string]*unit{}
 	get := func(ns, name string) *unit {
 		owner, _, _ := strings.Cut(name, "_")
-		key := ns + "_" + fileName(owner) + ".go"
+		key := goFileName(ns + "_" + fileName(owner))
 		u := units[key]
 		if u == nil {
 			u = &unit{}

@@ -32,6 +32,14 @@ func TestNames(t *testing.T) {
 	if got := typeName("Fibonacci_SendGoal_Request"); got != "FibonacciSendGoalRequest" {
 		t.Error(got)
 	}
+	// A suffix the go tool reads as a build constraint is avoided
+	// (diagnostic_msgs/srv/SelfTest).
+	for in, want := range map[string]string{"srv_self_test": "srv_self_test_type.go", "msg_linux": "msg_linux_type.go",
+		"msg_arm64": "msg_arm64_type.go", "msg_pose": "msg_pose.go", "msg_test_x": "msg_test_x.go"} {
+		if got := goFileName(in); got != want {
+			t.Errorf("goFileName(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
 
 // TestShippedUpToDate regenerates the shipped packages in memory and compares

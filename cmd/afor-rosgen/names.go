@@ -94,3 +94,30 @@ func fileName(ros string) string {
 	}
 	return b.String()
 }
+
+// goFileName returns the Go file name of base: base + ".go", or base +
+// "_type.go" where the go tool would read a suffix of base as a build
+// constraint ("srv_self_test": a test file; "msg_linux", "msg_arm":
+// files for one system or architecture only).
+func goFileName(base string) string {
+	last := base[strings.LastIndexByte(base, '_')+1:]
+	if last == "test" || knownOS[last] || knownArch[last] {
+		return base + "_type.go"
+	}
+	return base + ".go"
+}
+
+// knownOS and knownArch are the GOOS and GOARCH values the go tool knows
+// (go/build's lists, which it also honours for systems it cannot build
+// for).
+var (
+	knownOS = map[string]bool{"aix": true, "android": true, "darwin": true, "dragonfly": true,
+		"freebsd": true, "hurd": true, "illumos": true, "ios": true, "js": true, "linux": true,
+		"nacl": true, "netbsd": true, "openbsd": true, "plan9": true, "solaris": true,
+		"wasip1": true, "windows": true, "zos": true}
+	knownArch = map[string]bool{"386": true, "amd64": true, "amd64p32": true, "arm": true,
+		"armbe": true, "arm64": true, "arm64be": true, "loong64": true, "mips": true,
+		"mipsle": true, "mips64": true, "mips64le": true, "mips64p32": true, "mips64p32le": true,
+		"ppc": true, "ppc64": true, "ppc64le": true, "riscv": true, "riscv64": true, "s390": true,
+		"s390x": true, "sparc": true, "sparc64": true, "wasm": true}
+)

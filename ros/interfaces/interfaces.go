@@ -3,11 +3,14 @@
 // Kilted, so that programs can compute type hashes and generate code
 // without a ROS installation.
 //
-// Packages: action_msgs, builtin_interfaces, example_interfaces,
-// geometry_msgs, nav_msgs, rcl_interfaces, rmw_dds_common, rosgraph_msgs,
-// sensor_msgs, service_msgs, std_msgs, std_srvs, test_msgs (its .msg, .srv
-// and .action types; not the keyed ones, which exist as .idl only),
-// tf2_msgs and unique_identifier_msgs.
+// Packages: every package of common_interfaces (actionlib_msgs,
+// diagnostic_msgs, geometry_msgs, nav_msgs, sensor_msgs, shape_msgs,
+// std_msgs, std_srvs, stereo_msgs, trajectory_msgs, visualization_msgs),
+// the core packages (action_msgs, builtin_interfaces, lifecycle_msgs,
+// rcl_interfaces, rmw_dds_common, rosgraph_msgs, service_msgs,
+// type_description_interfaces, unique_identifier_msgs), example_interfaces
+// test_msgs (its .msg, .srv and .action types; not the keyed ones,
+// which exist as .idl only) and tf2_msgs.
 // The files carry fields, constants and default values only (no comments),
 // laid out as "<pkg>/msg/<Name>.msg", "<pkg>/srv/<Name>.srv" and
 // "<pkg>/action/<Name>.action".

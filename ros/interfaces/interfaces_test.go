@@ -95,13 +95,19 @@ func TestRequiredTypesShipped(t *testing.T) {
 		"nav_msgs/msg/Odometry", "nav_msgs/msg/Path",
 		"service_msgs/msg/ServiceEventInfo", "unique_identifier_msgs/msg/UUID",
 		"action_msgs/msg/GoalStatusArray", "example_interfaces/msg/Int64",
+		"actionlib_msgs/msg/GoalStatusArray", "diagnostic_msgs/msg/DiagnosticArray", "shape_msgs/msg/Mesh",
+		"stereo_msgs/msg/DisparityImage", "trajectory_msgs/msg/JointTrajectory", "visualization_msgs/msg/MarkerArray",
+		"lifecycle_msgs/msg/TransitionEvent", "type_description_interfaces/msg/TypeDescription",
 	} {
 		if _, err := r.Message(name); err != nil {
 			t.Errorf("Message(%s): %v", name, err)
 		}
 	}
 	for _, name := range []string{"std_srvs/srv/Empty", "std_srvs/srv/SetBool", "std_srvs/srv/Trigger",
-		"example_interfaces/srv/AddTwoInts", "action_msgs/srv/CancelGoal"} {
+		"example_interfaces/srv/AddTwoInts", "action_msgs/srv/CancelGoal", "diagnostic_msgs/srv/SelfTest",
+		"lifecycle_msgs/srv/ChangeState", "lifecycle_msgs/srv/GetState", "lifecycle_msgs/srv/GetAvailableStates",
+		"lifecycle_msgs/srv/GetAvailableTransitions", "type_description_interfaces/srv/GetTypeDescription",
+		"visualization_msgs/srv/GetInteractiveMarkers"} {
 		if _, err := r.Service(name); err != nil {
 			t.Errorf("Service(%s): %v", name, err)
 		}

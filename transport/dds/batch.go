@@ -114,7 +114,7 @@ func (w *Writer) sendNew(pr *readerProxy, c *change, direct, solicit bool) {
 	}
 	bs.b.InfoTS(c.ts)
 	off := bs.b.Len()
-	bs.b.Data(&rtps.Data{ReaderID: pr.guid.Entity, WriterID: w.guid.Entity, SN: c.sn, Payload: c.payload})
+	bs.b.Data(&rtps.Data{ReaderID: pr.dataID(), WriterID: w.guid.Entity, SN: c.sn, Payload: c.payload})
 	markPadding(bs.b.Bytes()[off+24:], len(c.payload))
 	bs.n++
 	bs.solicit = bs.solicit || solicit

@@ -123,6 +123,11 @@ type Config struct {
 	// Default 64 MiB; the bytes of all reassemblies in progress are
 	// bounded by four times it.
 	MaxSampleSize int
+	// Limits bound what remote participants make this one hold and do
+	// (see the package documentation, "Misbehaving peers"). Zero means
+	// the default; a peer over a limit is dropped and ignored for
+	// IgnoreFor, counted in Stats.ByLimit and logged.
+	Limits Limits
 	// AckPort is the UDP port of the socket on which the participant's
 	// writers take their readers' acknowledgments (announced in SEDP as
 	// the writers' unicast locator, see the package documentation).
@@ -168,6 +173,7 @@ type resolved struct {
 	maxSample          int
 	maxReassemblyBytes int
 	reassemblyTimeout  time.Duration
+	lim                Limits // Limits with defaults applied
 }
 
 // resolve validates c and fills in defaults. It does not modify c.
@@ -231,6 +237,12 @@ func (c Config) resolve() (*resolved, error) {
 		r.maxSample = c.MaxSampleSize
 	}
 	r.maxReassemblyBytes = 4 * r.maxSample
+	lim, err := c.Limits.resolve(r.maxSample)
+	if err != nil {
+		return nil, err
+	}
+	r.lim = lim
+	r.maxReassemblyBytes = lim.MaxReassemblyBytes
 	r.reassemblyTimeout = reassemblyTimeout
 	r.rng = c.Range
 	if r.rng == RangeDefault {
@@ -278,7 +290,6 @@ func (c Config) resolve() (*resolved, error) {
 	if r.interfaces == nil {
 		r.interfaces = listInterfaces
 	}
-	var err error
 	if r.ifs, err = r.interfaces(); err != nil {
 		return nil, fmt.Errorf("dds: listing interfaces: %w", err)
 	}

@@ -138,6 +138,51 @@
 // (Participant.Stats); nothing read off the wire sizes an allocation beyond
 // the configured limits.
 //
+// # Misbehaving peers
+//
+// Everything a remote participant can make a participant hold or do is
+// bounded by Config.Limits (see Limits for the defaults): remote
+// participants in total, per source socket and per remote host; endpoints
+// per participant and in total; discovery bytes per participant and in
+// total; the announced lease (clamped to Limits.MaxLease); samples held
+// out of order per writer and in total; reassembly bytes per writer and
+// in total, allocated as fragments arrive rather than at the announced
+// sample size. A participant over a limit is dropped with its endpoints
+// and ignored for Limits.IgnoreFor (a source socket over its limit too);
+// the hit is counted (Stats.ByLimit, ParticipantsRefused,
+// ParticipantsDropped) and logged at warning level, at most once a second
+// per limit. The per-source limit is per socket, not per address: all the
+// local nodes of a robot come from 127.0.0.1, and one bad process must not
+// lock the others out.
+//
+// What the participant sends is bounded by what the remote does: periodic
+// HEARTBEATs to a reader back off (from 100 ms, doubling up to 30 s) while
+// it does not answer, and so do pre-emptive ACKNACKs (from 1 s); periodic
+// SPDP goes by unicast only to participants that sent something else than
+// SPDP, the others get at most one answer per announcement period to
+// their own announcements; resends requested by NACKs are paid from a
+// per-reader credit (1024 datagrams to start, one more per sample the
+// reader acknowledges and 64 a second, 8192 at most); a NACK for a
+// sample the reader acknowledged is ignored. New samples for the
+// best-effort readers of one remote participant that share locators go
+// once, to ENTITYID_UNKNOWN, as Cyclone DDS and Fast DDS address readers
+// on one locator: a participant announcing a thousand readers costs one
+// datagram per sample.
+//
+// HEARTBEAT, ACKNACK and NACK_FRAG counts compare in serial number
+// arithmetic, and any count is accepted 500 ms after the last accepted
+// one (as Cyclone DDS does), so a spoofed count far ahead silences a
+// writer for no longer. A GAP writes off only sequence numbers up to the
+// highest its writer announced, and a HEARTBEAT or sample more than 2^24
+// beyond that is ignored. RTPS has no authentication without DDS
+// Security, which this package does not implement: anyone who can send to
+// the participant's ports can spoof a known GUID, and a spoofed HEARTBEAT
+// (first sequence number within those 2^24) or GAP (up to what the writer
+// announced) still makes a reader skip samples, a spoofed ACKNACK
+// acknowledges samples for a reader, and a spoofed SPDP or SEDP disposal
+// removes a participant or endpoint. Limits bound the damage of a flood;
+// they cannot tell a forged message from a real one.
+//
 // # Tests
 //
 // The tests run in a private network namespace with only loopback (package
@@ -156,10 +201,12 @@
 //   - XTypes: TYPE_INFORMATION and TypeLookup are neither sent nor used;
 //     matching uses type names, as Fast DDS and Cyclone do when one side
 //     has no type information.
-//   - Deadline, lifespan on the reader side, liveliness and ownership are
-//     announced and checked for compatibility but not enforced (no missed
-//     deadline or lost liveliness status); the writer drops samples whose
-//     lifespan ended. The WLP builtin endpoints are not created.
+//   - Deadline, lifespan on the reader side and ownership are announced
+//     and checked for compatibility but not enforced (no missed deadline
+//     status: package ros times deadlines above the middleware); the
+//     writer drops samples whose lifespan ended. MANUAL liveliness is not
+//     asserted by the writers (AUTOMATIC is, through WLP; a reader tracks
+//     every kind, see MatchStatus.Alive).
 //   - Multicast user data: endpoints advertise unicast locators only;
 //     multicast is used for SPDP alone.
 //   - UDPv6, TCP and shared-memory transports; DDS Security; content

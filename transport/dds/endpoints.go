@@ -1,6 +1,8 @@
 package dds
 
 import (
+	"time"
+
 	"github.com/afor-go/afor"
 	"github.com/afor-go/afor/transport/dds/internal/rtps"
 )
@@ -23,17 +25,15 @@ func NewWriter(p *Participant, t Topic, q QoS) (*Writer, error) {
 	p.nextKey++
 	w := newWriter(p, rtps.NewUserEntityID(p.nextKey, rtps.KindWriterNoKey), t, q, false)
 	p.writers[w.guid.Entity] = w
-	var res []*remoteEndpoint
-	for _, re := range p.remoteReaders {
-		if re.data.TopicName == t.Name {
-			res = append(res, re)
-		}
-	}
+	res := p.remoteOnTopicLocked(t.Name, true)
 	p.mu.Unlock()
 	ed := p.endpointData(w.guid, t, q)
 	p.publish(&ed)
 	for _, re := range res {
 		p.matchWriter(w, re)
+	}
+	if q.Liveliness == Automatic && q.LivelinessLease > 0 {
+		p.dueBy(time.Now()) // its first liveliness assertion (assertAutomatic)
 	}
 	return w, nil
 }
@@ -90,12 +90,7 @@ func newUserReader(p *Participant, t Topic, q QoS, deliver func(*inSample)) (*Re
 	p.nextKey++
 	r := newReader(p, rtps.NewUserEntityID(p.nextKey, rtps.KindReaderNoKey), t, q, false, deliver)
 	p.readers[r.guid.Entity] = r
-	var wes []*remoteEndpoint
-	for _, re := range p.remoteWriters {
-		if re.data.TopicName == t.Name {
-			wes = append(wes, re)
-		}
-	}
+	wes := p.remoteOnTopicLocked(t.Name, false)
 	p.mu.Unlock()
 	for _, re := range wes {
 		p.matchReader(r, re)
@@ -131,11 +126,10 @@ func (p *Participant) removeLocalWriter(w *Writer) {
 		return
 	}
 	delete(p.writers, w.guid.Entity)
-	for _, re := range p.remoteReaders {
+	for _, re := range p.remoteOnTopicLocked(w.topic.Name, true) {
 		delete(re.matchedW, w.guid.Entity)
 	}
-	self := p.remoteWriters[w.guid]
-	delete(p.remoteWriters, w.guid)
+	self := p.forgetEndpointLocked(w.guid)
 	if self != nil {
 		p.emitLocked(p.endpointEventLocked(EndpointLost, self))
 	}
@@ -157,11 +151,10 @@ func (p *Participant) removeLocalReader(r *Reader) {
 		return
 	}
 	delete(p.readers, r.guid.Entity)
-	for _, re := range p.remoteWriters {
+	for _, re := range p.remoteOnTopicLocked(r.topic.Name, false) {
 		delete(re.matchedR, r.guid.Entity)
 	}
-	self := p.remoteReaders[r.guid]
-	delete(p.remoteReaders, r.guid)
+	self := p.forgetEndpointLocked(r.guid)
 	if self != nil {
 		p.emitLocked(p.endpointEventLocked(EndpointLost, self))
 	}

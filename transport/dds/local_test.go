@@ -880,7 +880,9 @@ func TestLocalAndRemoteWritersInterleave(t *testing.T) {
 	defer r.Close()
 	var ws []*Writer
 	for _, p := range []*Participant{a, b} {
-		w, err := NewWriter(p, topic, QoS{History: KeepAll})
+		// Writes wait for room as long as the test's ctx allows: the
+		// default 100 ms ran out on a loaded machine (ErrTimeout).
+		w, err := NewWriter(p, topic, QoS{History: KeepAll, MaxBlocking: time.Minute})
 		if err != nil {
 			t.Fatal(err)
 		}

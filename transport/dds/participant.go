@@ -30,6 +30,10 @@ type Participant struct {
 
 	sedpPubW, sedpSubW *Writer
 	sedpPubR, sedpSubR *Reader
+	wlpW               *Writer
+	wlpR               *Reader
+	wlpMu              sync.Mutex
+	wlpNext            time.Time // the next AUTOMATIC liveliness assertion (liveliness.go)
 
 	mu      sync.RWMutex
 	closed  bool
@@ -41,6 +45,24 @@ type Participant struct {
 	// SEDP, and the participant's own (so that they match each other).
 	remoteWriters map[rtps.GUID]*remoteEndpoint
 	remoteReaders map[rtps.GUID]*remoteEndpoint
+	// byTopic indexes both by topic name, so that a new local endpoint
+	// finds its matches without a walk over every remote one.
+	byTopic map[string]map[rtps.GUID]*remoteEndpoint
+	// nRemoteEndpoints counts the remote (not local) endpoints, and
+	// discoveryBytes the discovery data held for remote participants.
+	nRemoteEndpoints int
+	discoveryBytes   int64
+	// bySource and byHost count the remote participants by the source
+	// socket and the (remote) address of their SPDP; ignored and
+	// ignoredSources hold the participants and sources dropped for a
+	// limit, until when they are ignored (Limits).
+	bySource       map[netip.AddrPort]int
+	byHost         map[netip.Addr]int
+	ignored        map[rtps.GuidPrefix]time.Time
+	ignoredSources map[netip.AddrPort]time.Time
+	// drops are participants dropped for a limit, to be removed by the
+	// timer loop (dropParticipant).
+	drops []rtps.GuidPrefix
 	// watchers receive discovery events (WatchDiscovery).
 	watchers map[*watcher]bool
 
@@ -60,39 +82,6 @@ type Participant struct {
 	wake   chan struct{}
 	done   chan struct{}
 	wg     sync.WaitGroup
-}
-
-// counters are the participant's traffic statistics.
-type counters struct {
-	received, malformed, dropped, sent, sendErrors atomic.Uint64
-}
-
-// Stats are traffic counters of a participant.
-type Stats struct {
-	// Received counts datagrams received.
-	Received uint64
-	// Malformed counts datagrams (or discovery samples) dropped because
-	// they do not decode.
-	Malformed uint64
-	// Dropped counts fragments and samples dropped by limits.
-	Dropped uint64
-	// Sent counts datagrams sent; SendErrors the sends that failed.
-	Sent, SendErrors uint64
-	// Local counts samples delivered in memory to the participant's own
-	// readers (no datagram); LocalDropped those a KEEP_LAST or
-	// best-effort writer dropped because the reader had the writer's
-	// depth of them queued already (its callbacks were slower than the
-	// writers).
-	Local, LocalDropped uint64
-}
-
-// Stats returns the participant's traffic counters.
-func (p *Participant) Stats() Stats {
-	return Stats{
-		Received: p.stats.received.Load(), Malformed: p.stats.malformed.Load(), Dropped: p.stats.dropped.Load(),
-		Sent: p.stats.sent.Load(), SendErrors: p.stats.sendErrors.Load(),
-		Local: p.local.delivered.Load(), LocalDropped: p.local.dropped.Load(),
-	}
 }
 
 // NewParticipant joins a domain: it binds the sockets of the first free
@@ -115,6 +104,9 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 		writers: map[rtps.EntityID]*Writer{}, readers: map[rtps.EntityID]*Reader{},
 		remotes:       map[rtps.GuidPrefix]*remoteParticipant{},
 		remoteWriters: map[rtps.GUID]*remoteEndpoint{}, remoteReaders: map[rtps.GUID]*remoteEndpoint{},
+		byTopic:  map[string]map[rtps.GUID]*remoteEndpoint{},
+		bySource: map[netip.AddrPort]int{}, byHost: map[netip.Addr]int{},
+		ignored: map[rtps.GuidPrefix]time.Time{}, ignoredSources: map[netip.AddrPort]time.Time{},
 		done: make(chan struct{}), flush: newFlusher(), wake: make(chan struct{}, 1),
 		local: newLocalQueue(),
 	}
@@ -196,10 +188,10 @@ func (p *Participant) close(announce bool) error {
 	for _, r := range rs {
 		r.Close()
 	}
-	for _, w := range []*Writer{p.sedpPubW, p.sedpSubW} {
+	for _, w := range []*Writer{p.sedpPubW, p.sedpSubW, p.wlpW} {
 		w.Close()
 	}
-	for _, r := range []*Reader{p.sedpPubR, p.sedpSubR} {
+	for _, r := range []*Reader{p.sedpPubR, p.sedpSubR, p.wlpR} {
 		r.close()
 	}
 	close(p.done)

@@ -4,6 +4,7 @@ package dds
 
 import (
 	"net"
+	"net/netip"
 	"syscall"
 	"unsafe"
 )
@@ -42,6 +43,9 @@ type rawRecv struct {
 	n   int
 	err syscall.Errno
 	fn  func(uintptr) bool
+	// sa and salen receive the source address of the datagram.
+	sa    syscall.RawSockaddrInet4
+	salen uint32
 }
 
 func (u *rawConn) receiver(buf []byte) *rawRecv {
@@ -52,7 +56,9 @@ func (u *rawConn) receiver(buf []byte) *rawRecv {
 
 func (r *rawRecv) do(fd uintptr) bool {
 	for {
-		n, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(unsafe.SliceData(r.buf))), uintptr(len(r.buf)), 0, 0, 0)
+		r.salen = uint32(unsafe.Sizeof(r.sa))
+		n, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(unsafe.SliceData(r.buf))), uintptr(len(r.buf)), 0,
+			uintptr(unsafe.Pointer(&r.sa)), uintptr(unsafe.Pointer(&r.salen)))
 		switch e {
 		case syscall.EINTR:
 			continue
@@ -64,18 +70,25 @@ func (r *rawRecv) do(fd uintptr) bool {
 	}
 }
 
-// read receives one datagram into the buffer and returns its length.
-func (r *rawRecv) read() (int, error) {
+// read receives one datagram into the buffer and returns its length and
+// source (the zero AddrPort when it is not IPv4).
+func (r *rawRecv) read() (int, netip.AddrPort, error) {
 	if r.u.rc == nil {
-		n, _, err := r.u.c.ReadFromUDPAddrPort(r.buf)
-		return n, err
+		n, ap, err := r.u.c.ReadFromUDPAddrPort(r.buf)
+		return n, netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()), err
 	}
 	r.n, r.err = 0, 0
 	if err := r.u.rc.Read(r.fn); err != nil {
-		return 0, err
+		return 0, netip.AddrPort{}, err
 	}
 	if r.err != 0 {
-		return 0, r.err
+		return 0, netip.AddrPort{}, r.err
 	}
-	return r.n, nil
+	var src netip.AddrPort
+	if r.sa.Family == syscall.AF_INET && r.salen >= uint32(unsafe.Sizeof(r.sa)) {
+		pb := (*[2]byte)(unsafe.Pointer(&r.sa.Port)) // network byte order
+		port := uint16(pb[0])<<8 | uint16(pb[1])
+		src = netip.AddrPortFrom(netip.AddrFrom4(r.sa.Addr), port)
+	}
+	return r.n, src, nil
 }

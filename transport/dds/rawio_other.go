@@ -2,7 +2,10 @@
 
 package dds
 
-import "net"
+import (
+	"net"
+	"net/netip"
+)
 
 // rawConn receives through net.UDPConn's methods: the raw system
 // calls of rawio_linux.go are Linux only.
@@ -18,8 +21,9 @@ type rawRecv struct {
 
 func (u *rawConn) receiver(buf []byte) *rawRecv { return &rawRecv{u: u, buf: buf} }
 
-// read receives one datagram into the buffer and returns its length.
-func (r *rawRecv) read() (int, error) {
-	n, _, err := r.u.c.ReadFromUDPAddrPort(r.buf)
-	return n, err
+// read receives one datagram into the buffer and returns its length and
+// source.
+func (r *rawRecv) read() (int, netip.AddrPort, error) {
+	n, ap, err := r.u.c.ReadFromUDPAddrPort(r.buf)
+	return n, netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()), err
 }

@@ -30,17 +30,20 @@ func TestSendReceive(t *testing.T) {
 		if err := send.writeTo(msg, to); err != nil {
 			t.Fatalf("writeTo: %v", err)
 		}
-		n, err := rd.read()
+		n, src, err := rd.read()
 		if err != nil {
 			t.Fatalf("read: %v", err)
 		}
 		if !bytes.Equal(rd.buf[:n], msg) {
 			t.Fatalf("read %d bytes, want %d", n, len(msg))
 		}
+		if !src.Addr().Is4() || src.Port() == 0 {
+			t.Fatalf("source %v, want an IPv4 address and port", src)
+		}
 	}
 	done := make(chan error)
 	go func() {
-		_, err := rd.read()
+		_, _, err := rd.read()
 		done <- err
 	}()
 	e.Close()

@@ -12,8 +12,9 @@ import (
 
 // Reader-side limits and timing.
 const (
-	// preemptivePeriod is the pause between pre-emptive ACKNACKs to a
-	// reliable writer that has not sent a HEARTBEAT yet.
+	// preemptivePeriod is the first pause between pre-emptive ACKNACKs to
+	// a reliable writer that has not sent a HEARTBEAT yet; it doubles
+	// after each one, up to maxBackoff.
 	preemptivePeriod = time.Second
 	// preemptiveFirst is the pause before the first repeat: a writer of a
 	// participant just discovered learns of this reader from the
@@ -24,11 +25,22 @@ const (
 	// nackFragPeriod is the shortest pause between two requests for the
 	// missing fragments of a sample (see onHeartbeat).
 	nackFragPeriod = heartbeatPeriod
+	// maxBackoff bounds the pause between two unanswered periodic
+	// messages (pre-emptive ACKNACKs, HEARTBEATs) to one remote endpoint.
+	maxBackoff = 30 * time.Second
 	// maxReassemblies bounds the samples reassembled at once per writer.
 	maxReassemblies = 4
-	// maxPendingBytes bounds the bytes a reader holds per writer while it
-	// waits for an earlier sample.
-	maxPendingBytes = 256 << 20
+	// countTimeout is how long after the last accepted HEARTBEAT (or
+	// ACKNACK) one is accepted whatever its count, as Cyclone DDS does: a
+	// peer that restarted its counts, or a spoofed count far ahead, stops
+	// nothing for longer.
+	countTimeout = 500 * time.Millisecond
+	// maxJump bounds how far beyond the highest sequence number a writer
+	// announced (or sent) a HEARTBEAT, GAP or sample may move its stream:
+	// more is ignored (a writer that has been running can announce any
+	// range in its first HEARTBEAT; after it, 2^24 samples between two
+	// HEARTBEATs would be millions a second).
+	maxJump = 1 << 24
 )
 
 // Sample is a sample received by a Reader.
@@ -77,14 +89,47 @@ type writerProxy struct {
 	pendingBytes  int
 	hbSeen        bool
 	hbCount       uint32
-	ackCount      uint32
-	nfCount       uint32
-	nextAck       time.Time
+	hbAt          time.Time // when the last HEARTBEAT was accepted
+	// known is the highest SN the writer announced in a HEARTBEAT or sent
+	// (maxJump, GAP).
+	known    rtps.SequenceNumber
+	ackCount uint32
+	nfCount  uint32
+	nextAck  time.Time
+	// preemptiveGap is the pause after the next pre-emptive ACKNACK (the
+	// first repeat comes preemptiveFirst after the first one).
+	preemptiveGap time.Duration
 	frags         map[rtps.SequenceNumber]*reassembly
+	// reasmBytes are the bytes of frags (Limits.MaxReassemblyBytesPerWriter);
+	// largestDone is the largest sample reassembled (see reassembly).
+	reasmBytes  int
+	largestDone int
 	// zeroBase makes pre-emptive ACKNACKs use base 0 (see sendPreemptive).
 	zeroBase bool
 	// nackFragAt is when missing fragments were last asked for.
 	nackFragAt time.Time
+	// Liveliness (liveliness.go): the writer's announced kind and lease
+	// (0: infinite, nothing to track), its last assertion, and whether it
+	// is alive.
+	liveKind   LivelinessKind
+	lease      time.Duration
+	lastAssert time.Time
+	alive      bool
+}
+
+// serialAfter reports whether count a comes after b in serial number
+// arithmetic (RFC 1982 on 32 bits), as RTPS counts wrap.
+func serialAfter(a, b uint32) bool { return int32(a-b) > 0 }
+
+// acceptCount reports whether a HEARTBEAT or ACKNACK with count c is new
+// (after prev, or anything countTimeout after the last accepted one), and
+// records it.
+func acceptCount(c uint32, seen *bool, prev *uint32, at *time.Time, now time.Time) bool {
+	if *seen && !serialAfter(c, *prev) && now.Sub(*at) < countTimeout {
+		return false
+	}
+	*seen, *prev, *at = true, c, now
+	return true
 }
 
 // Reader receives the samples of a topic from the matched writers and
@@ -106,6 +151,11 @@ type Reader struct {
 	closed  bool
 	b       rtps.Builder
 	out     []*inSample
+	// droppedWriter names a participant whose writer went over a limit
+	// that drops it (dropLimit); unlock drops it once the locks are
+	// released.
+	droppedWriter rtps.GuidPrefix
+	dropLimit     string
 }
 
 func newReader(p *Participant, id rtps.EntityID, t Topic, q QoS, builtin bool, deliver func(*inSample)) *Reader {
@@ -113,6 +163,32 @@ func newReader(p *Participant, id rtps.EntityID, t Topic, q QoS, builtin bool, d
 		p: p, guid: rtps.GUID{Prefix: p.prefix, Entity: id}, topic: t, qos: q, builtin: builtin,
 		status: newEndpointStatus(), deliver: deliver, proxies: map[rtps.GUID]*writerProxy{},
 	}
+}
+
+// budget is the reassembly budget of wp.
+func (r *Reader) budget(wp *writerProxy) reasmBudget {
+	return reasmBudget{p: r.p, writer: &wp.reasmBytes, limit: r.p.cfg.lim.MaxReassemblyBytesPerWriter}
+}
+
+// dropFrag ends the reassembly of sn from wp.
+func (r *Reader) dropFrag(wp *writerProxy, sn rtps.SequenceNumber) {
+	r.budget(wp).release(wp.frags[sn])
+	delete(wp.frags, sn)
+}
+
+// maxPending returns the bound of the bytes held out of order from one
+// writer: for the SEDP readers, a participant's discovery data.
+func (r *Reader) maxPending() int {
+	if r.builtin {
+		return r.p.cfg.lim.MaxDiscoveryBytesPerParticipant
+	}
+	return r.p.cfg.lim.MaxPendingBytesPerWriter
+}
+
+// addPending counts n bytes held (or released, n < 0) from wp.
+func (r *Reader) addPending(wp *writerProxy, n int) {
+	wp.pendingBytes += n
+	r.p.stats.pendingBytes.Add(int64(n))
 }
 
 // GUID returns the reader's GUID.
@@ -160,9 +236,14 @@ func (r *Reader) lock() {
 }
 
 func (r *Reader) unlock() {
+	drop, why := r.droppedWriter, r.dropLimit
+	r.dropLimit = ""
 	r.mu.Unlock()
 	r.flush()
 	r.dmu.Unlock()
+	if why != "" {
+		r.p.dropParticipant(drop, why)
+	}
 }
 
 // accept takes a complete sample from wp: it is delivered now if in order,
@@ -194,14 +275,42 @@ func (r *Reader) accept(wp *writerProxy, s *inSample) {
 		r.drain(wp)
 		return
 	}
-	if len(wp.pending) >= r.qos.MaxSamples || wp.pendingBytes+len(s.payload) > maxPendingBytes {
+	if wp.next != 0 && s.sn-wp.next >= maxJump {
+		r.p.hitLimit(LimitImplausible, "writer", wp.guid, "sn", s.sn)
+		return
+	}
+	if len(wp.pending) >= r.qos.MaxSamples {
+		return // dropped; the writer resends it
+	}
+	if why := r.overPending(wp, len(s.payload)); why != "" {
+		r.p.stats.dropped.Add(1)
+		if r.builtin && why == LimitPendingBytesPerWriter {
+			// No participant announces that much discovery data.
+			r.droppedWriter = wp.guid.Prefix
+			r.dropLimit = LimitDiscoveryBytesPerParticipant
+			return
+		}
+		r.p.hitLimit(why, "writer", wp.guid)
 		return // dropped; the writer resends it
 	}
 	if wp.pending == nil {
 		wp.pending = map[rtps.SequenceNumber]*inSample{}
 	}
 	wp.pending[s.sn] = s
-	wp.pendingBytes += len(s.payload)
+	r.addPending(wp, len(s.payload))
+	wp.known = max(wp.known, s.sn)
+}
+
+// overPending returns the limit n more bytes held from wp would exceed,
+// or "".
+func (r *Reader) overPending(wp *writerProxy, n int) string {
+	switch {
+	case wp.pendingBytes+n > r.maxPending():
+		return LimitPendingBytesPerWriter
+	case r.p.stats.pendingBytes.Load()+int64(n) > int64(r.p.cfg.lim.MaxPendingBytes):
+		return LimitPendingBytes
+	}
+	return ""
 }
 
 // drain delivers the held samples that are now in order.
@@ -212,18 +321,18 @@ func (r *Reader) drain(wp *writerProxy) {
 			break
 		}
 		delete(wp.pending, wp.next)
-		wp.pendingBytes -= len(s.payload)
+		r.addPending(wp, -len(s.payload))
 		if !s.gap {
 			r.out = append(r.out, s)
 		}
 		wp.next++
 	}
-	for sn, ra := range wp.frags {
+	for sn := range wp.frags {
 		if sn < wp.next {
-			r.p.releaseReassembly(ra)
-			delete(wp.frags, sn)
+			r.dropFrag(wp, sn)
 		}
 	}
+	wp.known = max(wp.known, wp.next-1)
 }
 
 // writeOff makes next the next SN to deliver, dropping what is held below
@@ -232,7 +341,7 @@ func (r *Reader) writeOff(wp *writerProxy, next rtps.SequenceNumber) {
 	for sn, s := range wp.pending {
 		if sn < next {
 			delete(wp.pending, sn)
-			wp.pendingBytes -= len(s.payload)
+			r.addPending(wp, -len(s.payload))
 		}
 	}
 	wp.next = next
@@ -244,7 +353,11 @@ func (r *Reader) onData(g rtps.GUID, c *rtps.Context, d *rtps.Data) {
 	r.lock()
 	defer r.unlock()
 	wp := r.proxies[g]
-	if wp == nil || r.closed || r.stale(wp, d.SN) {
+	if wp == nil || r.closed || d.SN < 1 {
+		return
+	}
+	r.assertWriter(wp)
+	if r.stale(wp, d.SN) {
 		return
 	}
 	payload := d.Payload
@@ -278,24 +391,45 @@ func (r *Reader) onDataFrag(g rtps.GUID, c *rtps.Context, d *rtps.DataFrag) {
 	r.lock()
 	defer r.unlock()
 	wp := r.proxies[g]
-	if wp == nil || r.closed || r.stale(wp, d.SN) {
+	if wp == nil || r.closed || d.SN < 1 {
 		return
 	}
+	r.assertWriter(wp)
+	if r.stale(wp, d.SN) {
+		return
+	}
+	if wp.next != 0 && d.SN-wp.next >= maxJump {
+		r.p.hitLimit(LimitImplausible, "writer", g, "sn", d.SN)
+		return
+	}
+	maxSample := r.p.cfg.maxSample
+	if r.builtin {
+		maxSample = min(maxSample, r.p.cfg.lim.MaxDiscoveryBytesPerParticipant)
+	}
 	ra := wp.frags[d.SN]
+	if ra != nil && (int(d.FragSize) != ra.fragSize || int(d.SampleSize) != ra.size) && ra.received < len(d.Payload) {
+		// Fragments that disagree with the reassembly in progress: the
+		// one with more bytes behind it wins, so that a few spoofed
+		// bytes cannot hold up a real sample.
+		r.dropFrag(wp, d.SN)
+		ra = nil
+	}
 	if ra == nil {
 		if len(wp.frags) >= maxReassemblies {
-			// Drop the oldest reassembly: a best-effort writer has moved
-			// on, a reliable one resends it.
-			var old rtps.SequenceNumber
-			for sn := range wp.frags {
-				if old == 0 || sn < old {
-					old = sn
+			// Drop the least advanced reassembly (the oldest of those):
+			// a best-effort writer has moved on, a reliable one resends
+			// it, and a stream of bogus first fragments does not push
+			// out a sample that is nearly complete.
+			var victim rtps.SequenceNumber
+			for sn, o := range wp.frags {
+				v := wp.frags[victim]
+				if v == nil || o.received < v.received || (o.received == v.received && sn < victim) {
+					victim = sn
 				}
 			}
-			r.p.releaseReassembly(wp.frags[old])
-			delete(wp.frags, old)
+			r.dropFrag(wp, victim)
 		}
-		ra = r.p.newReassembly(d)
+		ra = r.p.newReassembly(d, maxSample)
 		if ra == nil {
 			return
 		}
@@ -305,11 +439,16 @@ func (r *Reader) onDataFrag(g rtps.GUID, c *rtps.Context, d *rtps.DataFrag) {
 		}
 		wp.frags[d.SN] = ra
 	}
-	if !ra.add(d) {
+	done, refused := ra.add(d, ra.size <= wp.largestDone, r.budget(wp))
+	if refused != "" {
+		r.p.stats.dropped.Add(1)
+		r.p.hitLimit(refused, "writer", g, "sn", d.SN, "size", ra.size)
+	}
+	if !done {
 		return
 	}
-	delete(wp.frags, d.SN)
-	r.p.releaseReassembly(ra)
+	r.dropFrag(wp, d.SN)
+	wp.largestDone = max(wp.largestDone, ra.size)
 	s := &inSample{writer: g, sn: d.SN, key: d.Key, ts: c.Timestamp, hasTS: c.HaveTimestamp, payload: ra.buf}
 	r.keepInline(s, c, d.InlineQoS, d.LittleEndian)
 	ra.buf = nil
@@ -317,7 +456,11 @@ func (r *Reader) onDataFrag(g rtps.GUID, c *rtps.Context, d *rtps.DataFrag) {
 }
 
 // onHeartbeat handles a HEARTBEAT from writer g: it writes off what the
-// writer no longer has and asks for what is missing.
+// writer no longer has and asks for what is missing. Counts compare in
+// serial number arithmetic, and any count is accepted countTimeout after
+// the last accepted one, so that a spoofed count far ahead silences the
+// writer for no longer than that; a HEARTBEAT that would move the stream
+// more than maxJump beyond what the writer announced is ignored.
 func (r *Reader) onHeartbeat(g rtps.GUID, h *rtps.Heartbeat) {
 	r.lock()
 	defer r.unlock()
@@ -325,10 +468,18 @@ func (r *Reader) onHeartbeat(g rtps.GUID, h *rtps.Heartbeat) {
 	if wp == nil || !wp.reliable || r.closed || h.First < 1 || h.Last < h.First-1 {
 		return
 	}
-	if wp.hbSeen && h.Count <= wp.hbCount {
+	if wp.hbSeen && (h.Last-wp.known >= maxJump || h.First-wp.known > maxJump) {
+		r.p.hitLimit(LimitImplausible, "writer", g, "first", h.First, "last", h.Last)
 		return
 	}
-	wp.hbSeen, wp.hbCount = true, h.Count
+	if wp.liveKind == Automatic {
+		r.assertWriter(wp)
+	}
+	now := time.Now()
+	if !acceptCount(h.Count, &wp.hbSeen, &wp.hbCount, &wp.hbAt, now) {
+		return
+	}
+	wp.known = max(wp.known, h.Last)
 	if wp.next == 0 || h.First > wp.next {
 		r.writeOff(wp, h.First)
 	}
@@ -393,7 +544,9 @@ func (r *Reader) sendAckNack(wp *writerProxy, last rtps.SequenceNumber) {
 	r.p.sendTo(b.Bytes(), wp.locs)
 }
 
-// onGap handles a GAP from writer g.
+// onGap handles a GAP from writer g. It writes off only SNs up to the
+// highest one the writer announced: a GAP beyond says nothing of samples
+// that do not exist yet (and a spoofed one would end the stream).
 func (r *Reader) onGap(g rtps.GUID, gp *rtps.Gap) {
 	r.lock()
 	defer r.unlock()
@@ -401,15 +554,21 @@ func (r *Reader) onGap(g rtps.GUID, gp *rtps.Gap) {
 	if wp == nil || !wp.reliable || r.closed || wp.next == 0 || gp.Start < 1 {
 		return
 	}
-	if gp.Start <= wp.next && gp.List.Base > wp.next {
-		r.writeOff(wp, gp.List.Base)
+	end := min(gp.List.Base, wp.known+1) // [Start, end) is irrelevant
+	if gp.List.Base > end || gp.List.NumBits > 0 && gp.List.Base+rtps.SequenceNumber(gp.List.NumBits) > wp.known+1 {
+		r.p.hitLimit(LimitImplausible, "writer", g, "gapStart", gp.Start, "gapBase", gp.List.Base)
+	}
+	if gp.Start <= wp.next && end > wp.next {
+		r.writeOff(wp, end)
 	} else if gp.Start > wp.next {
-		for sn := gp.Start; sn < gp.List.Base && sn < wp.next+256; sn++ {
+		for sn := gp.Start; sn < end && sn < wp.next+256; sn++ {
 			r.holdGap(wp, sn)
 		}
 	}
 	for sn := range gp.List.All() {
-		r.holdGap(wp, sn)
+		if sn <= wp.known {
+			r.holdGap(wp, sn)
+		}
 	}
 	r.drain(wp)
 }
@@ -444,20 +603,23 @@ func (r *Reader) tick(now time.Time) time.Time {
 	if r.closed {
 		return time.Time{}
 	}
-	var next time.Time
+	next := r.expireLivelinessLocked(now)
 	for _, wp := range r.proxies {
 		for sn, ra := range wp.frags {
 			if now.Sub(ra.started) > r.p.cfg.reassemblyTimeout {
-				r.p.releaseReassembly(ra)
-				delete(wp.frags, sn)
+				r.dropFrag(wp, sn)
 				continue
 			}
 			next = earliest(next, ra.started.Add(r.p.cfg.reassemblyTimeout+time.Millisecond))
 		}
 		if wp.reliable && !wp.hbSeen {
 			if !now.Before(wp.nextAck) {
+				// Unanswered: back off, so that a writer that never
+				// answers (a locator nobody listens on) costs less and
+				// less.
 				r.sendPreemptive(wp)
-				wp.nextAck = now.Add(preemptivePeriod)
+				wp.nextAck = now.Add(wp.preemptiveGap)
+				wp.preemptiveGap = min(2*wp.preemptiveGap, maxBackoff)
 			}
 			next = earliest(next, wp.nextAck)
 		}
@@ -487,8 +649,9 @@ func (r *Reader) sendPreemptive(wp *writerProxy) {
 	r.p.sendTo(b.Bytes(), wp.locs)
 }
 
-// addProxy matches writer g.
-func (r *Reader) addProxy(g rtps.GUID, locs []netip.AddrPort, reliable bool) {
+// addProxy matches writer g, alive, whose liveliness is of kind lk with
+// lease (0: infinite).
+func (r *Reader) addProxy(g rtps.GUID, locs []netip.AddrPort, reliable bool, lk LivelinessKind, lease time.Duration) {
 	vendor, _ := r.p.vendorOf(g.Prefix) // before r.mu: it takes p.mu
 	r.lock()
 	defer r.unlock()
@@ -498,20 +661,36 @@ func (r *Reader) addProxy(g rtps.GUID, locs []netip.AddrPort, reliable bool) {
 	wp := &writerProxy{
 		guid: g, locs: locs, reliable: reliable && r.qos.Reliability == Reliable,
 		zeroBase: vendor == rtps.VendorEProsima || vendor == rtps.VendorRTI,
+		liveKind: lk, lease: lease, lastAssert: time.Now(), alive: true,
 	}
 	r.proxies[g] = wp
 	r.status.setMatched(len(r.proxies))
 	if g.Prefix == r.p.prefix {
 		// A writer of this participant delivers in memory (local.go):
-		// no RTPS traffic, no pre-emptive ACKNACK.
-		wp.locs, wp.hbSeen = nil, true
+		// no RTPS traffic, no pre-emptive ACKNACK, always alive.
+		wp.locs, wp.hbSeen, wp.lease = nil, true, 0
+		r.updateLivelinessLocked()
 		return
+	}
+	r.updateLivelinessLocked()
+	if wp.lease > 0 {
+		r.p.dueBy(wp.lastAssert.Add(wp.lease + time.Millisecond))
 	}
 	if wp.reliable {
 		r.sendPreemptive(wp)
 		wp.nextAck = time.Now().Add(preemptiveFirst)
+		wp.preemptiveGap = preemptivePeriod
 		r.p.dueBy(wp.nextAck)
 	}
+}
+
+// releaseProxy returns what wp holds to the participant's budgets.
+func (r *Reader) releaseProxy(wp *writerProxy) {
+	for sn := range wp.frags {
+		r.dropFrag(wp, sn)
+	}
+	r.addPending(wp, -wp.pendingBytes)
+	wp.pending = nil
 }
 
 // removeProxy unmatches writer g.
@@ -522,11 +701,10 @@ func (r *Reader) removeProxy(g rtps.GUID) {
 	if wp == nil {
 		return
 	}
-	for _, ra := range wp.frags {
-		r.p.releaseReassembly(ra)
-	}
+	r.releaseProxy(wp)
 	delete(r.proxies, g)
 	r.status.setMatched(len(r.proxies))
+	r.updateLivelinessLocked()
 }
 
 // close unmatches every writer; the reader delivers nothing after it.
@@ -538,9 +716,7 @@ func (r *Reader) close() {
 	}
 	r.closed = true
 	for _, wp := range r.proxies {
-		for _, ra := range wp.frags {
-			r.p.releaseReassembly(ra)
-		}
+		r.releaseProxy(wp)
 	}
 	r.proxies = map[rtps.GUID]*writerProxy{}
 	r.unlock()

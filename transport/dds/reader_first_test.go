@@ -7,7 +7,8 @@ import "testing"
 // it), but holds a first sample above 1 until a HEARTBEAT says where the
 // writer's history starts.
 func TestReaderFirstSampleNeedsNoHeartbeat(t *testing.T) {
-	r := &Reader{qos: QoS{Reliability: Reliable, MaxSamples: 8}}
+	lim, _ := Limits{}.resolve(DefaultMaxSampleSize)
+	r := &Reader{p: &Participant{cfg: &resolved{lim: lim}}, qos: QoS{Reliability: Reliable, MaxSamples: 8}}
 	wp := &writerProxy{reliable: true}
 	r.accept(wp, &inSample{sn: 1})
 	r.accept(wp, &inSample{sn: 2})

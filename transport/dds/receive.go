@@ -3,6 +3,7 @@ package dds
 import (
 	"errors"
 	"net"
+	"net/netip"
 
 	"github.com/afor-go/afor/transport/dds/internal/rtps"
 )
@@ -16,7 +17,7 @@ func (p *Participant) receive(c *net.UDPConn) {
 	h := &rx{p: p}
 	h.rcv.Self = p.prefix
 	for {
-		n, err := rd.read()
+		n, src, err := rd.read()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) || p.isClosed() {
 				return
@@ -27,6 +28,7 @@ func (p *Participant) receive(c *net.UDPConn) {
 		if p.cfg.dropIn != nil && p.cfg.dropIn(buf[:n]) {
 			continue
 		}
+		h.src = src
 		h.input(buf[:n])
 	}
 }
@@ -38,6 +40,10 @@ type rx struct {
 	// holding: the goroutine holds the participant's delivery role for
 	// the datagram being handled (local.go).
 	holding bool
+	// src is the source of the datagram being handled; answered is set
+	// when it holds a submessage other than an SPDP DATA.
+	src      netip.AddrPort
+	answered bool
 }
 
 // hold takes the participant's delivery role, if r is a user reader and
@@ -58,12 +64,13 @@ func (h *rx) input(b []byte) {
 		h.p.stats.malformed.Add(1)
 		return
 	}
-	if hd.Prefix != h.p.prefix {
-		h.p.renewLease(hd.Prefix)
-	}
+	h.answered = false
 	if err := h.rcv.Parse(b, h); err != nil {
 		h.p.stats.malformed.Add(1)
 		h.p.log.Debug("dds: malformed message", "from", hd.Prefix, "err", err)
+	}
+	if hd.Prefix != h.p.prefix {
+		h.p.renewLease(hd.Prefix, h.answered)
 	}
 	if h.holding {
 		h.holding = false
@@ -80,6 +87,8 @@ func (p *Participant) readersFor(g rtps.GUID, readerID rtps.EntityID, dst []*Rea
 		return append(dst, p.sedpPubR)
 	case rtps.EntitySEDPSubWriter:
 		return append(dst, p.sedpSubR)
+	case rtps.EntityWLPWriter:
+		return append(dst, p.wlpR)
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
@@ -104,6 +113,8 @@ func (p *Participant) writerFor(id rtps.EntityID) *Writer {
 		return p.sedpPubW
 	case rtps.EntitySEDPSubWriter:
 		return p.sedpSubW
+	case rtps.EntityWLPWriter:
+		return p.wlpW
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
@@ -112,9 +123,10 @@ func (p *Participant) writerFor(id rtps.EntityID) *Writer {
 
 func (h *rx) Data(c *rtps.Context, d *rtps.Data) {
 	if d.WriterID == rtps.EntitySPDPWriter {
-		h.p.onSPDP(c, d)
+		h.p.onSPDP(c, d, h.src)
 		return
 	}
+	h.answered = true
 	g := rtps.GUID{Prefix: c.SourcePrefix, Entity: d.WriterID}
 	var buf [4]*Reader
 	for _, r := range h.p.readersFor(g, d.ReaderID, buf[:0]) {
@@ -124,6 +136,7 @@ func (h *rx) Data(c *rtps.Context, d *rtps.Data) {
 }
 
 func (h *rx) DataFrag(c *rtps.Context, d *rtps.DataFrag) {
+	h.answered = true
 	g := rtps.GUID{Prefix: c.SourcePrefix, Entity: d.WriterID}
 	var buf [4]*Reader
 	for _, r := range h.p.readersFor(g, d.ReaderID, buf[:0]) {
@@ -133,6 +146,7 @@ func (h *rx) DataFrag(c *rtps.Context, d *rtps.DataFrag) {
 }
 
 func (h *rx) Heartbeat(c *rtps.Context, hb *rtps.Heartbeat) {
+	h.answered = true
 	g := rtps.GUID{Prefix: c.SourcePrefix, Entity: hb.WriterID}
 	var buf [4]*Reader
 	for _, r := range h.p.readersFor(g, hb.ReaderID, buf[:0]) {
@@ -142,6 +156,7 @@ func (h *rx) Heartbeat(c *rtps.Context, hb *rtps.Heartbeat) {
 }
 
 func (h *rx) Gap(c *rtps.Context, gp *rtps.Gap) {
+	h.answered = true
 	g := rtps.GUID{Prefix: c.SourcePrefix, Entity: gp.WriterID}
 	var buf [4]*Reader
 	for _, r := range h.p.readersFor(g, gp.ReaderID, buf[:0]) {
@@ -151,6 +166,7 @@ func (h *rx) Gap(c *rtps.Context, gp *rtps.Gap) {
 }
 
 func (h *rx) HeartbeatFrag(c *rtps.Context, hf *rtps.HeartbeatFrag) {
+	h.answered = true
 	g := rtps.GUID{Prefix: c.SourcePrefix, Entity: hf.WriterID}
 	var buf [4]*Reader
 	for _, r := range h.p.readersFor(g, hf.ReaderID, buf[:0]) {
@@ -159,12 +175,14 @@ func (h *rx) HeartbeatFrag(c *rtps.Context, hf *rtps.HeartbeatFrag) {
 }
 
 func (h *rx) AckNack(c *rtps.Context, a *rtps.AckNack) {
+	h.answered = true
 	if w := h.p.writerFor(a.WriterID); w != nil {
 		w.onAckNack(rtps.GUID{Prefix: c.SourcePrefix, Entity: a.ReaderID}, a)
 	}
 }
 
 func (h *rx) NackFrag(c *rtps.Context, n *rtps.NackFrag) {
+	h.answered = true
 	if w := h.p.writerFor(n.WriterID); w != nil {
 		w.onNackFrag(rtps.GUID{Prefix: c.SourcePrefix, Entity: n.ReaderID}, n)
 	}

@@ -27,7 +27,7 @@ func builtinQoS() QoS {
 	return q
 }
 
-// newBuiltinEndpoints creates the SEDP writers and readers.
+// newBuiltinEndpoints creates the SEDP writers and readers, and WLP's.
 func (p *Participant) newBuiltinEndpoints() {
 	q := builtinQoS()
 	pub := Topic{Name: "DCPSPublication", TypeName: "PublicationBuiltinTopicData"}
@@ -36,6 +36,7 @@ func (p *Participant) newBuiltinEndpoints() {
 	p.sedpSubW = newWriter(p, rtps.EntitySEDPSubWriter, sub, q, true)
 	p.sedpPubR = newReader(p, rtps.EntitySEDPPubReader, pub, q, true, func(s *inSample) { p.onSEDP(s, true) })
 	p.sedpSubR = newReader(p, rtps.EntitySEDPSubReader, sub, q, true, func(s *inSample) { p.onSEDP(s, false) })
+	p.newWLPEndpoints()
 }
 
 // wire converts q to the QoS carried by SEDP.
@@ -97,7 +98,7 @@ func (p *Participant) publish(ed *rtps.EndpointData) {
 		w = p.sedpPubW
 	}
 	_, _ = w.write(context.Background(), &change{payload: ed.Append(nil), instance: ed.EndpointGUID, ts: rtps.TimeFrom(time.Now())}, true)
-	p.addRemoteEndpoint(ed, true)
+	p.addRemoteEndpoint(ed, true, 0)
 }
 
 // unpublish announces through SEDP that a local endpoint is gone.
@@ -160,12 +161,13 @@ func (p *Participant) onSEDP(s *inSample, writers bool) {
 	if ed.EndpointGUID.Prefix != s.writer.Prefix || ed.EndpointGUID.Entity.IsReader() == writers {
 		return
 	}
-	p.addRemoteEndpoint(&ed, false)
+	p.addRemoteEndpoint(&ed, false, len(s.payload))
 }
 
-// addRemoteEndpoint records an endpoint and matches the local endpoints of
-// the other kind with it.
-func (p *Participant) addRemoteEndpoint(ed *rtps.EndpointData, local bool) {
+// addRemoteEndpoint records an endpoint, announced in an SEDP sample of
+// size bytes, and matches the local endpoints of the other kind with it.
+// A remote participant that goes over a limit with it is dropped.
+func (p *Participant) addRemoteEndpoint(ed *rtps.EndpointData, local bool, size int) {
 	g := ed.EndpointGUID
 	isReader := g.Entity.IsReader()
 	var locs []netip.AddrPort
@@ -179,16 +181,6 @@ func (p *Participant) addRemoteEndpoint(ed *rtps.EndpointData, local bool) {
 		p.mu.Unlock()
 		return
 	}
-	if !local {
-		rp := p.remotes[g.Prefix]
-		if rp == nil {
-			p.mu.Unlock()
-			return
-		}
-		if len(locs) == 0 {
-			locs = rp.user
-		}
-	}
 	m := p.remoteWriters
 	if isReader {
 		m = p.remoteReaders
@@ -197,6 +189,38 @@ func (p *Participant) addRemoteEndpoint(ed *rtps.EndpointData, local bool) {
 	if old != nil && reflect.DeepEqual(old.data, *ed) {
 		p.mu.Unlock()
 		return
+	}
+	if !local {
+		rp := p.remotes[g.Prefix]
+		if rp == nil || rp.dropped {
+			p.mu.Unlock()
+			return
+		}
+		if len(locs) == 0 {
+			locs = rp.user
+		}
+		over := ""
+		prev, known := rp.endpoints[g]
+		switch {
+		case !known && len(rp.endpoints) >= p.cfg.lim.MaxEndpointsPerParticipant:
+			over = LimitEndpointsPerParticipant
+		case !known && p.nRemoteEndpoints >= p.cfg.lim.MaxEndpoints:
+			over = LimitEndpoints
+		default:
+			over = p.addDiscoveryLocked(rp, size-prev)
+			if rp.endpoints == nil {
+				rp.endpoints = map[rtps.GUID]int{}
+			}
+			if !known {
+				p.nRemoteEndpoints++
+			}
+			rp.endpoints[g] = size
+		}
+		if over != "" {
+			p.mu.Unlock()
+			p.dropParticipant(g.Prefix, over)
+			return
+		}
 	}
 	if old != nil && !local && sameButLocators(&old.data, ed) {
 		old.data.UnicastLocators = ed.UnicastLocators
@@ -207,7 +231,16 @@ func (p *Participant) addRemoteEndpoint(ed *rtps.EndpointData, local bool) {
 	}
 	re := &remoteEndpoint{guid: g, data: *ed, locs: locs, local: local,
 		matchedR: map[rtps.EntityID]*Reader{}, matchedW: map[rtps.EntityID]*Writer{}}
+	if old != nil && old.data.TopicName != ed.TopicName {
+		p.unindexLocked(old)
+	}
 	m[g] = re
+	t := p.byTopic[ed.TopicName]
+	if t == nil {
+		t = map[rtps.GUID]*remoteEndpoint{}
+		p.byTopic[ed.TopicName] = t
+	}
+	t[g] = re
 	p.emitLocked(p.endpointEventLocked(EndpointFound, re))
 	var ws []*Writer
 	var rs []*Reader
@@ -236,15 +269,56 @@ func (p *Participant) addRemoteEndpoint(ed *rtps.EndpointData, local bool) {
 	}
 }
 
-// removeRemoteEndpoint forgets an endpoint and unmatches it.
-func (p *Participant) removeRemoteEndpoint(g rtps.GUID) {
+// unindexLocked removes re from byTopic. Call with p.mu held.
+func (p *Participant) unindexLocked(re *remoteEndpoint) {
+	if t := p.byTopic[re.data.TopicName]; t != nil && t[re.guid] == re {
+		delete(t, re.guid)
+		if len(t) == 0 {
+			delete(p.byTopic, re.data.TopicName)
+		}
+	}
+}
+
+// forgetEndpointLocked removes endpoint g from the maps and from its
+// participant's count, and returns it (nil if unknown). Call with p.mu
+// held.
+func (p *Participant) forgetEndpointLocked(g rtps.GUID) *remoteEndpoint {
 	m := p.remoteWriters
 	if g.Entity.IsReader() {
 		m = p.remoteReaders
 	}
-	p.mu.Lock()
 	re := m[g]
+	if re == nil {
+		return nil
+	}
 	delete(m, g)
+	p.unindexLocked(re)
+	if rp := p.remotes[g.Prefix]; rp != nil && !re.local {
+		if size, ok := rp.endpoints[g]; ok {
+			delete(rp.endpoints, g)
+			p.nRemoteEndpoints--
+			p.addDiscoveryLocked(rp, -size)
+		}
+	}
+	return re
+}
+
+// remoteOnTopicLocked returns the known endpoints of topic that are
+// readers (or writers). Call with p.mu held.
+func (p *Participant) remoteOnTopicLocked(topic string, readers bool) []*remoteEndpoint {
+	var out []*remoteEndpoint
+	for g, re := range p.byTopic[topic] {
+		if g.Entity.IsReader() == readers {
+			out = append(out, re)
+		}
+	}
+	return out
+}
+
+// removeRemoteEndpoint forgets an endpoint and unmatches it.
+func (p *Participant) removeRemoteEndpoint(g rtps.GUID) {
+	p.mu.Lock()
+	re := p.forgetEndpointLocked(g)
 	if re != nil {
 		p.emitLocked(p.endpointEventLocked(EndpointLost, re))
 	}
@@ -348,7 +422,11 @@ func (p *Participant) matchReader(r *Reader, re *remoteEndpoint) {
 	locs := re.locs
 	p.mu.Unlock()
 	if cur {
-		r.addProxy(re.guid, locs, re.data.QoS.Reliability == rtps.Reliable)
+		lease := re.data.QoS.LivelinessLease
+		if lease == rtps.Infinite || lease < 0 {
+			lease = 0
+		}
+		r.addProxy(re.guid, locs, re.data.QoS.Reliability == rtps.Reliable, LivelinessKind(re.data.QoS.Liveliness), lease)
 	}
 }
 

@@ -19,8 +19,15 @@ type IncompatibleQoSStatus struct {
 
 // MatchStatus is the matching state of an endpoint.
 type MatchStatus struct {
-	// Matched is the number of remote endpoints currently matched.
-	Matched int
+	// Matched is the number of remote endpoints currently matched,
+	// TotalMatched the number of matches since the endpoint was created
+	// (an endpoint that goes and comes back counts twice).
+	Matched      int
+	TotalMatched int
+	// Alive and NotAlive count, for a reader, the matched writers whose
+	// liveliness is asserted, and those whose lease ran out since their
+	// last assertion (see liveliness.go).
+	Alive, NotAlive int
 	// Incompatible counts the endpoints not matched because of QoS.
 	Incompatible IncompatibleQoSStatus
 }
@@ -46,7 +53,19 @@ func (s *endpointStatus) setMatched(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.st.Matched != n {
+		if n > s.st.Matched {
+			s.st.TotalMatched += n - s.st.Matched
+		}
 		s.st.Matched = n
+		s.notifyLocked()
+	}
+}
+
+func (s *endpointStatus) setLiveliness(alive, notAlive int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.st.Alive != alive || s.st.NotAlive != notAlive {
+		s.st.Alive, s.st.NotAlive = alive, notAlive
 		s.notifyLocked()
 	}
 }

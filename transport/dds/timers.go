@@ -64,6 +64,14 @@ func earliest(a, b time.Time) time.Time {
 	return a
 }
 
+// latest returns the later of a and b.
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
 // tick runs what is due at now and returns when it is next needed.
 func (p *Participant) tick(now time.Time) time.Time {
 	p.spdpMu.Lock()
@@ -75,12 +83,14 @@ func (p *Participant) tick(now time.Time) time.Time {
 	p.spdpMu.Lock()
 	next := earliest(now.Add(idleTickPeriod), p.nextAnnounce)
 	p.spdpMu.Unlock()
+	p.removeDropped()
 	next = earliest(next, p.expireLeases(now))
+	next = earliest(next, p.assertAutomatic(now))
 	p.mu.RLock()
-	ws := make([]*Writer, 0, len(p.writers)+2)
-	rs := make([]*Reader, 0, len(p.readers)+2)
-	ws = append(ws, p.sedpPubW, p.sedpSubW)
-	rs = append(rs, p.sedpPubR, p.sedpSubR)
+	ws := make([]*Writer, 0, len(p.writers)+3)
+	rs := make([]*Reader, 0, len(p.readers)+3)
+	ws = append(ws, p.sedpPubW, p.sedpSubW, p.wlpW)
+	rs = append(rs, p.sedpPubR, p.sedpSubR, p.wlpR)
 	for _, w := range p.writers {
 		ws = append(ws, w)
 	}

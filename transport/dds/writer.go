@@ -46,6 +46,18 @@ const (
 	// slowed two participants of one process down, 4 MiB the stream
 	// between processes.
 	unackedBytes = 2 << 20
+	// Resend credits (readerProxy.credit): what NACKs can make a writer
+	// resend to one reader, in datagrams. A reader starts with
+	// resendCreditInit, earns one credit per sample it acknowledges for
+	// the first time and resendCreditRate a second, up to
+	// resendCreditMax; each datagram resent costs one. A reader that
+	// repairs a lossy stream acknowledges what it gets and keeps its
+	// credit; one that only NACKs gets a trickle, not one resend per
+	// request (an ACKNACK flood would otherwise turn each datagram of it
+	// into hundreds sent to wherever its locator points).
+	resendCreditInit = 1024
+	resendCreditMax  = 8192
+	resendCreditRate = 64
 )
 
 // readerProxy is a writer's state for one matched remote reader.
@@ -70,6 +82,34 @@ type readerProxy struct {
 	// asked this reader for an answer because of the bytes it held
 	// (Writer.askForBytes).
 	askedAt int64
+	// index is the proxy's position in Writer.proxies.
+	index int
+	// nextHB is when the reader is next sent a periodic HEARTBEAT while it
+	// has not acknowledged everything, hbGap the pause after that one; it
+	// doubles while the reader does not answer (answered, set by an
+	// ACKNACK), up to maxBackoff.
+	nextHB   time.Time
+	hbGap    time.Duration
+	answered bool
+	ackAt    time.Time // when the last ACKNACK was accepted
+	// credit is the reader's resend budget (resendCreditInit), as of
+	// creditAt; histEnd is the last SN written before a late joiner
+	// matched, histSent the highest of those sent to it once: sending
+	// the history the first time costs no credit.
+	credit   float64
+	creditAt time.Time
+	histEnd  rtps.SequenceNumber
+	histSent rtps.SequenceNumber
+	// group is the key of the best-effort readers of one participant on
+	// the same locators (groupKey), "" for the others; follower marks one
+	// that is not its group's first: new samples go once to the group,
+	// sent by the first to ENTITYID_UNKNOWN, which every reader of the
+	// participant matched with the writer takes, as Cyclone DDS and Fast
+	// DDS address readers that share a locator. A participant announcing
+	// many readers then costs one datagram per sample, not one per reader.
+	group    string
+	follower bool
+	grouped  bool // the first of a group of more than one
 	// unsynced marks a reader that drops data until its first HEARTBEAT
 	// from the writer and then counts every SN up to that HEARTBEAT's
 	// last as history it does not want (a volatile Cyclone DDS reader of
@@ -91,6 +131,25 @@ type readerProxy struct {
 	pendingBytes atomic.Int64
 }
 
+// dataID returns the reader id of the DATA sent to pr.
+func (pr *readerProxy) dataID() rtps.EntityID {
+	if pr.grouped {
+		return rtps.EntityUnknown
+	}
+	return pr.guid.Entity
+}
+
+// groupKey returns the group of a best-effort remote reader (see
+// readerProxy.group).
+func groupKey(g rtps.GUID, locs []netip.AddrPort) string {
+	b := append([]byte(nil), g.Prefix[:]...)
+	for _, l := range locs {
+		b = l.AppendTo(b)
+		b = append(b, ',')
+	}
+	return string(b)
+}
+
 // Writer sends samples of a topic to the matched readers. Its methods are
 // safe for concurrent use.
 type Writer struct {
@@ -107,8 +166,9 @@ type Writer struct {
 	hist    history
 	lastSN  rtps.SequenceNumber
 	proxies []*readerProxy
+	byGUID  map[rtps.GUID]*readerProxy // the proxies, by reader
+	groups  map[string][]*readerProxy  // best-effort readers by group
 	hbCount uint32
-	nextHB  time.Time
 	room    chan struct{} // closed and replaced when history room may have appeared
 	// localWait counts the writes waiting for a local reader's queue to
 	// shrink (localRoom); the deliverer then signals room.
@@ -130,7 +190,8 @@ type Writer struct {
 func newWriter(p *Participant, id rtps.EntityID, t Topic, q QoS, builtin bool) *Writer {
 	return &Writer{
 		p: p, guid: rtps.GUID{Prefix: p.prefix, Entity: id}, topic: t, qos: q, builtin: builtin,
-		status: newEndpointStatus(), room: make(chan struct{}),
+		status: newEndpointStatus(), room: make(chan struct{}), byGUID: map[rtps.GUID]*readerProxy{},
+		groups: map[string][]*readerProxy{},
 	}
 }
 
@@ -295,6 +356,9 @@ func (w *Writer) write(ctx context.Context, c *change, owned bool) (spare []byte
 			w.queueLocal(pr, c, related)
 			continue
 		}
+		if pr.follower {
+			continue // its group's first sends to it too
+		}
 		w.sendNew(pr, c, direct, w.wantAck(pr, c.sn, now))
 		sent = true
 	}
@@ -405,6 +469,65 @@ func (w *Writer) minAcked() rtps.SequenceNumber {
 	return m
 }
 
+// WaitAcknowledged waits until every reliable reader matched with the
+// writer has acknowledged every sample written before the call (and a
+// reader of its own participant has taken them), as rclcpp's
+// wait_for_all_acked does: a program that ends right after its last writes
+// waits with it, since a reader that missed a datagram asks the writer,
+// which must still be there, to send it again. It returns nil at once
+// without reliable readers, an error matching ErrClosed once the writer
+// is closed, and ctx's cause when ctx ends first. A reader that stops
+// answering keeps it waiting until ctx ends or the reader is unmatched.
+func (w *Writer) WaitAcknowledged(ctx context.Context) error {
+	w.localWait.Add(1) // local deliveries signal room while we wait
+	defer w.localWait.Add(-1)
+	w.mu.Lock()
+	target := w.lastSN + 1
+	// Ask the readers behind for an acknowledgment now rather than at the
+	// next periodic HEARTBEAT (a KEEP_LAST writer asks rarely).
+	now := time.Now()
+	for _, pr := range w.proxies {
+		if pr.local == nil && pr.reliable && pr.acked < target && !w.closed {
+			pr.solicited = now
+			w.sendHeartbeat(pr, false)
+		}
+	}
+	for {
+		if w.closed {
+			w.mu.Unlock()
+			return ErrClosed
+		}
+		if w.ackedUpTo(target) {
+			w.mu.Unlock()
+			return nil
+		}
+		room := w.room
+		w.mu.Unlock()
+		select {
+		case <-room:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+		w.mu.Lock()
+	}
+}
+
+// ackedUpTo reports whether every reliable reader acknowledged the samples
+// before sn (a local one: took them). Call with w.mu held.
+func (w *Writer) ackedUpTo(sn rtps.SequenceNumber) bool {
+	for _, pr := range w.proxies {
+		switch {
+		case pr.local != nil:
+			if pr.pending.Load() > 0 {
+				return false
+			}
+		case pr.reliable && pr.acked < sn:
+			return false
+		}
+	}
+	return true
+}
+
 // signalRoom wakes writers waiting for history room. Call with w.mu held.
 func (w *Writer) signalRoom() {
 	close(w.room)
@@ -426,7 +549,7 @@ func (w *Writer) sendChange(pr *readerProxy, c *change, hb, solicit bool) {
 		b.InfoDst(pr.guid.Prefix)
 		b.InfoTS(c.ts)
 		off := b.Len()
-		b.Data(&rtps.Data{ReaderID: pr.guid.Entity, WriterID: w.guid.Entity, SN: c.sn, InlineQoS: c.inline, Payload: c.payload, Key: c.key})
+		b.Data(&rtps.Data{ReaderID: pr.dataID(), WriterID: w.guid.Entity, SN: c.sn, InlineQoS: c.inline, Payload: c.payload, Key: c.key})
 		if c.inline == nil && !c.key {
 			markPadding(b.Bytes()[off+24:], len(c.payload))
 		}
@@ -456,7 +579,7 @@ func (w *Writer) sendFrag(pr *readerProxy, c *change, i uint32, hb bool) {
 	b.InfoTS(c.ts)
 	body := c.payload[off:end]
 	at := b.DataFragSplit(&rtps.DataFrag{
-		ReaderID: pr.guid.Entity, WriterID: w.guid.Entity, SN: c.sn,
+		ReaderID: pr.dataID(), WriterID: w.guid.Entity, SN: c.sn,
 		FragStart: i, FragsInSubmsg: 1, FragSize: fragSize, SampleSize: uint32(len(c.payload)),
 		InlineQoS: c.inline, Payload: body, Key: c.key,
 	})
@@ -538,13 +661,32 @@ func (w *Writer) sendGaps(pr *readerProxy, gone []rtps.SequenceNumber) {
 }
 
 // proxy returns the proxy of reader g, or nil.
-func (w *Writer) proxy(g rtps.GUID) *readerProxy {
-	for _, pr := range w.proxies {
-		if pr.guid == g {
-			return pr
-		}
+func (w *Writer) proxy(g rtps.GUID) *readerProxy { return w.byGUID[g] }
+
+// spend takes n resend credits from pr, after adding what it earned with
+// time; it reports false, taking nothing, when pr has fewer. A reader of
+// the writer's own history that it never got is not charged (histSent).
+func (w *Writer) spend(pr *readerProxy, sn rtps.SequenceNumber, n int, now time.Time) bool {
+	if sn > pr.histSent && sn <= pr.histEnd {
+		pr.histSent = sn
+		return true
 	}
-	return nil
+	pr.credit = min(resendCreditMax, pr.credit+now.Sub(pr.creditAt).Seconds()*resendCreditRate)
+	pr.creditAt = now
+	if pr.credit < float64(n) {
+		w.p.hitLimit(LimitResendBudget, "writer", w.guid, "reader", pr.guid)
+		return false
+	}
+	pr.credit -= float64(n)
+	return true
+}
+
+// fragments returns the number of datagrams c takes.
+func fragments(c *change) int {
+	if len(c.payload)+len(c.inline) <= fragSize {
+		return 1
+	}
+	return (len(c.payload) + fragSize - 1) / fragSize
 }
 
 // onAckNack handles an ACKNACK from reader g.
@@ -555,31 +697,47 @@ func (w *Writer) onAckNack(g rtps.GUID, a *rtps.AckNack) {
 	if pr == nil || !pr.reliable || pr.local != nil || w.closed {
 		return
 	}
-	if pr.ackSeen && a.Count <= pr.ackCount {
+	now := time.Now()
+	// A pre-emptive ACKNACK (base 0, or base 1 with count 0 from
+	// Cyclone) is always taken; others by count (see acceptCount).
+	preemptive := a.State.Base < 1 || (a.State.Base == 1 && a.Count == 0 && a.State.NumBits == 0)
+	if !acceptCount(a.Count, &pr.ackSeen, &pr.ackCount, &pr.ackAt, now) && !preemptive {
 		return
 	}
-	pr.ackSeen, pr.ackCount = true, a.Count
+	if !pr.answered && pr.hbGap > heartbeatPeriod {
+		// Answering again after a silence: back to the normal pace.
+		pr.hbGap, pr.nextHB = heartbeatPeriod, now.Add(heartbeatPeriod)
+		w.p.dueBy(pr.nextHB)
+	}
+	pr.answered = true
 	synced := pr.unsynced && a.Final
 	if synced {
 		pr.unsynced = false
 	}
 	base := min(a.State.Base, w.lastSN+1)
 	if base > pr.acked {
+		if pr.acked >= 1 {
+			pr.credit = min(resendCreditMax, pr.credit+float64(base-pr.acked))
+		}
 		pr.acked = base
 		w.prune()
 		w.signalRoom()
 	}
 	var gone []rtps.SequenceNumber
 	resent := false
-	now := time.Now()
 	for sn := range a.State.All() {
-		if sn < 1 || sn > w.lastSN {
+		// A reader does not miss what it acknowledged: a NACK below
+		// that is a lie, or a stale ACKNACK.
+		if sn < 1 || sn > w.lastSN || sn < pr.acked {
 			continue
 		}
 		c := w.hist.get(sn)
 		if c == nil || sn < pr.floor || (!c.expires.IsZero() && now.After(c.expires)) {
 			gone = append(gone, sn)
 			continue
+		}
+		if !w.spend(pr, sn, fragments(c), now) {
+			break
 		}
 		w.sendChange(pr, c, false, false)
 		resent = true
@@ -606,10 +764,11 @@ func (w *Writer) onNackFrag(g rtps.GUID, n *rtps.NackFrag) {
 	if pr == nil || !pr.reliable || pr.local != nil || w.closed {
 		return
 	}
-	if pr.nfSeen && n.Count <= pr.nfCount {
+	if pr.nfSeen && !serialAfter(n.Count, pr.nfCount) {
 		return
 	}
 	pr.nfSeen, pr.nfCount = true, n.Count
+	pr.answered = true
 	c := w.hist.get(n.SN)
 	if c == nil || n.SN < pr.floor {
 		if n.SN >= 1 && n.SN <= w.lastSN {
@@ -617,11 +776,17 @@ func (w *Writer) onNackFrag(g rtps.GUID, n *rtps.NackFrag) {
 		}
 		return
 	}
+	now := time.Now()
 	if len(c.payload)+len(c.inline) <= fragSize {
-		w.sendChange(pr, c, false, false)
+		if w.spend(pr, n.SN, 1, now) {
+			w.sendChange(pr, c, false, false)
+		}
 		return
 	}
 	for i := range n.State.All() {
+		if !w.spend(pr, 0, 1, now) {
+			return
+		}
 		w.sendFrag(pr, c, i, false)
 	}
 }
@@ -654,20 +819,28 @@ func (w *Writer) tick(now time.Time) time.Time {
 			next = now.Add(tickPeriod)
 		}
 	}
-	if !now.Before(w.nextHB) {
-		for _, pr := range w.proxies {
-			if pr.reliable && pr.acked <= w.lastSN {
-				w.nextHB = now.Add(heartbeatPeriod)
-				if now.Sub(pr.solicited) < keepLastAckGap/2 {
-					continue // a HEARTBEAT after new data just asked it
-				}
+	for _, pr := range w.proxies {
+		if !pr.reliable || pr.acked > w.lastSN || pr.local != nil {
+			continue
+		}
+		if !now.Before(pr.nextHB) {
+			// Back off while the reader does not answer: one that never
+			// does (a locator nobody listens on, a reader gone) costs
+			// less and less, down to one HEARTBEAT every maxBackoff.
+			if pr.answered {
+				pr.hbGap = heartbeatPeriod
+			} else {
+				pr.hbGap = min(max(2*pr.hbGap, heartbeatPeriod), maxBackoff)
+			}
+			pr.answered = false
+			pr.nextHB = now.Add(pr.hbGap)
+			if now.Sub(pr.solicited) >= keepLastAckGap/2 {
+				// else a HEARTBEAT after new data just asked it
 				w.sendHeartbeat(pr, false)
 				pr.solicited = now
 			}
 		}
-	}
-	if w.unacked() {
-		next = earliest(next, w.nextTick(now))
+		next = earliest(next, latest(pr.nextHB, now.Add(tickPeriod)))
 	}
 	return next
 }
@@ -686,10 +859,13 @@ func (w *Writer) unacked() bool {
 // nextTick returns when the writer's tick is next needed while it has
 // unacknowledged samples (w.mu held).
 func (w *Writer) nextTick(now time.Time) time.Time {
-	if t := now.Add(tickPeriod); t.After(w.nextHB) {
-		return t
+	var next time.Time
+	for _, pr := range w.proxies {
+		if pr.reliable && pr.acked <= w.lastSN && pr.local == nil {
+			next = earliest(next, pr.nextHB)
+		}
 	}
-	return w.nextHB
+	return latest(next, now.Add(tickPeriod))
 }
 
 // wakeTimers asks the participant's timer loop to tick when the writer
@@ -728,7 +904,22 @@ func (w *Writer) addProxy(g rtps.GUID, locs []netip.AddrPort, reliable, lateJoin
 	if local != nil {
 		pr.local, pr.locs, pr.acked = local, nil, w.lastSN+1
 	}
+	now := time.Now()
+	pr.credit, pr.creditAt = resendCreditInit, now
+	if pr.floor == 1 {
+		pr.histEnd = w.lastSN
+	}
+	pr.hbGap, pr.nextHB = heartbeatPeriod, now.Add(heartbeatPeriod)
+	pr.index = len(w.proxies)
 	w.proxies = append(w.proxies, pr)
+	w.byGUID[g] = pr
+	if !pr.reliable && local == nil && !w.builtin {
+		pr.group = groupKey(g, locs)
+		members := append(w.groups[pr.group], pr)
+		w.groups[pr.group] = members
+		pr.follower = len(members) > 1
+		members[0].grouped = len(members) > 1
+	}
 	w.status.setMatched(len(w.proxies))
 	switch {
 	case local != nil:
@@ -750,15 +941,34 @@ func (w *Writer) addProxy(g rtps.GUID, locs []netip.AddrPort, reliable, lateJoin
 func (w *Writer) removeProxy(g rtps.GUID) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for i, pr := range w.proxies {
-		if pr.guid == g {
-			w.proxies = slices.Delete(w.proxies, i, i+1)
-			w.status.setMatched(len(w.proxies))
-			w.prune()
-			w.signalRoom()
-			return
+	pr := w.byGUID[g]
+	if pr == nil {
+		return
+	}
+	delete(w.byGUID, g)
+	if pr.group != "" {
+		members := w.groups[pr.group]
+		for i, m := range members {
+			if m == pr {
+				members = append(members[:i], members[i+1:]...)
+				break
+			}
+		}
+		if len(members) == 0 {
+			delete(w.groups, pr.group)
+		} else {
+			w.groups[pr.group] = members
+			members[0].follower, members[0].grouped = false, len(members) > 1
 		}
 	}
+	last := len(w.proxies) - 1
+	w.proxies[pr.index] = w.proxies[last]
+	w.proxies[pr.index].index = pr.index
+	w.proxies[last] = nil
+	w.proxies = w.proxies[:last]
+	w.status.setMatched(len(w.proxies))
+	w.prune()
+	w.signalRoom()
 }
 
 // Close unmatches every reader and announces the writer's end. Writes
@@ -774,6 +984,8 @@ func (w *Writer) Close() error {
 	}
 	w.closed = true
 	w.proxies = nil
+	w.byGUID = map[rtps.GUID]*readerProxy{}
+	w.groups = map[string][]*readerProxy{}
 	w.hist = history{}
 	w.signalRoom()
 	w.mu.Unlock()

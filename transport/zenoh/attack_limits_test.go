@@ -148,6 +148,13 @@ type legitPeer struct {
 // its stream.
 func startLegit(t testing.TB, s *Session, lease time.Duration) *legitPeer {
 	t.Helper()
+	return startLegitWith(t, s, Config{Lease: lease})
+}
+
+// startLegitWith links a peer of configuration cfg to s and starts its
+// stream.
+func startLegitWith(t testing.TB, s *Session, cfg Config) *legitPeer {
+	t.Helper()
 	lp := &legitPeer{t: t, got: make(chan uint64, 1<<16), stop: make(chan struct{}), done: make(chan struct{})}
 	sub, err := s.DeclareSubscriber("legit/seq", func(smp Sample) {
 		lp.got <- binary.LittleEndian.Uint64(smp.Payload)
@@ -156,7 +163,8 @@ func startLegit(t testing.TB, s *Session, lease time.Duration) *legitPeer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = sub.Undeclare() })
-	lp.s = openT(t, Config{Connect: s.ListenAddrs(), Lease: lease})
+	cfg.Connect = s.ListenAddrs()
+	lp.s = openT(t, cfg)
 	pub := publisher(t, lp.s, "legit/seq", WithCongestionControl(CongestionBlock))
 	ctx := testCtx(t)
 	if err := pub.WaitMatching(ctx); err != nil {
@@ -232,7 +240,9 @@ func marker(key string) []byte {
 
 // TestAttackChainedAliases: each D_KEYEXPR extends the previous alias by
 // 200 bytes, so the keys the session stores grow quadratically with the
-// count. MaxAliasBytes (default 4 MiB) bounds them.
+// count. MaxAliasBytes (default 4 MiB) bounds them, and before it
+// keyexpr.MaxLen: an alias longer than a key may be ends the link at the
+// 21st alias of the chain.
 func TestAttackChainedAliases(t *testing.T) {
 	s := attackTarget(t, Config{})
 	lp := startLegit(t, s, 0)
@@ -273,8 +283,8 @@ func TestAttackChainedAliases(t *testing.T) {
 	if !closed {
 		t.Error("the attacker's link was not closed")
 	}
-	if st := s.Stats(); st.ByLimit[LimitAliasBytes] != 1 || st.LinksClosedForLimits != 1 {
-		t.Errorf("Stats = %+v, want one link closed for %s", st, LimitAliasBytes)
+	if st := s.Stats(); st.ByLimit[LimitKeyLen] != 1 || st.LinksClosedForLimits != 1 {
+		t.Errorf("Stats = %+v, want one link closed for %s", st, LimitKeyLen)
 	}
 	lp.check()
 }
@@ -584,8 +594,12 @@ func TestLimitsResolve(t *testing.T) {
 	}
 	want := Limits{MaxLinks: 7, MaxLinksPerIP: DefaultMaxLinksPerIP, MaxHandshakes: DefaultMaxHandshakes,
 		MaxHandshakesPerIP: DefaultMaxHandshakesPerIP, MaxHandshakeBytes: DefaultMaxHandshakeBytes,
-		MaxPeerLease: maxLease, MaxAliases: DefaultMaxAliases, MaxAliasBytes: noLimit,
-		MaxDeclarations: DefaultMaxDeclarations, MaxQueuedBytes: DefaultMaxQueuedBytes}
+		MaxPeerLease: maxLease, MaxAliases: DefaultMaxAliases, MaxAliasBytes: noLimit, MaxSessionAliasBytes: DefaultMaxSessionAliasBytes,
+		MaxDeclarations: DefaultMaxDeclarations, MaxRelayedDeclarations: DefaultMaxRelayedDeclarations, MaxQueuedBytes: DefaultMaxQueuedBytes,
+		MaxSessionQueuedBytes: DefaultMaxSessionQueuedBytes,
+		MaxPendingQueries:     DefaultMaxPendingQueries, MaxPendingQueryBytes: DefaultMaxPendingQueryBytes,
+		MaxSessionPendingQueries: DefaultMaxSessionPendingQueries, MaxSessionPendingQueryBytes: DefaultMaxSessionPendingQueryBytes,
+		MaxQueryTimeout: DefaultMaxQueryTimeout, ReassemblyTimeout: DefaultReassemblyTimeout}
 	if lm != want {
 		t.Errorf("resolve = %+v\nwant %+v", lm, want)
 	}

@@ -81,9 +81,9 @@ type Config struct {
 	BatchSize int
 	// MaxMessageSize bounds a reassembled fragmented message. Default 64 MiB.
 	MaxMessageSize int
-	// MaxLinkReassembly bounds the bytes one link may hold to reassemble
-	// fragmented messages (its buffer's capacity); a message that would
-	// need more is dropped, with a warning, and the link kept. Default
+	// MaxLinkReassembly bounds the fragmented message one link may
+	// reassemble (the bytes it holds for it); a message that would need
+	// more is dropped, with a warning, and the link kept. Default
 	// MaxMessageSize.
 	MaxLinkReassembly int
 	// MaxSessionReassembly bounds the bytes all links together may hold to
@@ -91,9 +91,13 @@ type Config struct {
 	// fragments that never complete cannot exhaust memory: a link whose
 	// message would take the total over it loses that message, with a
 	// warning (once per link) and a count in Stats.ByLimit under
-	// LimitReassembly, and keeps running. Default 2 * MaxMessageSize.
-	// Between messages, a link keeps its buffer (up to 8 MiB) for the
-	// next one without counting it.
+	// LimitReassembly, and keeps running. It counts what the messages in
+	// progress hold as their fragments arrive (and, while a message that
+	// spans several chunks is joined, both), and the buffers links keep
+	// between messages for the next one, which may take a quarter of it
+	// (the least recently kept are dropped first, and to make room for a
+	// message in progress). Default 2 * MaxMessageSize. See also
+	// Limits.ReassemblyTimeout.
 	MaxSessionReassembly int
 	// ZID is this session's Zenoh ID, 1 to 16 bytes. Default 16 random bytes.
 	ZID []byte

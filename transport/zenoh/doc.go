@@ -74,10 +74,12 @@
 //     messages, whose size follows the last message, so a steady stream of
 //     equal images reuses it or allocates exactly one payload. What a slow
 //     consumer holds is what it kept (its queue of values); the transport
-//     holds no more. The messages being reassembled are bounded per link
-//     (Config.MaxLinkReassembly) and per session
+//     holds no more. A message is reassembled in memory allocated as its
+//     fragments arrive, bounded per link (Config.MaxLinkReassembly) and,
+//     with the buffers links keep, per session
 //     (Config.MaxSessionReassembly): a link over its share loses the
-//     message with a warning and keeps running.
+//     message with a warning and keeps running. An incomplete message
+//     that goes stale is dropped (Limits.ReassemblyTimeout).
 //
 // The DDS transport and the ROS 2 layer follow the same design: reassemble
 // fragments into the buffer that becomes the sample's payload, and decode
@@ -127,6 +129,35 @@
 // matching ErrSessionClosed. Every call that takes a ctx that has already
 // ended returns ctx's error and does nothing (a Put sends nothing, a
 // WaitMatching does not look), as in package afor.
+//
+// # Remote nodes that misbehave
+//
+// Config.Limits bounds what other nodes can make a session hold, per link
+// and for the whole session: links and handshakes, leases, key expression
+// aliases (MaxAliasBytes, MaxSessionAliasBytes), declarations
+// (MaxDeclarations) and those relayed for other links
+// (MaxRelayedDeclarations), what is queued for nodes that do not read
+// (MaxQueuedBytes, MaxSessionQueuedBytes), queries in progress (MaxPendingQueries and the like, a
+// forwarded query's timeout clamped to MaxQueryTimeout), and fragmented
+// messages (Config.MaxLinkReassembly and MaxSessionReassembly, which count
+// the buffers links keep between messages too, and ReassemblyTimeout for
+// incomplete ones). Where a budget is shared, the link holding the most
+// pays when it runs out: it loses its link (aliases, queued bytes), its
+// oldest query (queries), or a slot of its relayed declarations, rather
+// than a newcomer holding little. Every limit hit is counted in Session.Stats under the
+// limit's name and logged as a warning naming the remote and the limit.
+//
+// Admission is by behaviour, not by address alone: every node of a robot
+// connects from 127.0.0.1, so a limit per source address must not let one
+// misbehaving local process keep the others out. A handshake counts
+// against MaxHandshakes(PerIP) only once it has stalled (lasted a second):
+// real nodes finish in milliseconds, so slow or silent connections cannot
+// hold the slots a newcomer needs. At MaxLinks(PerIP), an accepted link
+// that has sent nothing but keep-alives for a second is closed to make room
+// for a newcomer that finished its handshake (Stats.LinksEvicted); links
+// that publish, declare or query never are. A local process that keeps as
+// many links active as the limit allows still keeps newcomers out: no
+// address-based rule can tell it from the robot's own nodes.
 //
 // # Scouting
 //

@@ -3,6 +3,7 @@ package zenoh
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // Sentinel errors returned (possibly wrapped) by this package. Test them
@@ -62,4 +63,7 @@ func ctxDone(ctx context.Context) error {
 var (
 	errLinkClosed   = errors.New("zenoh: link closed")
 	errLeaseExpired = errors.New("zenoh: peer lease expired")
+	// errRemoteInvalid ends a link the remote closed as invalid (as a Go
+	// session does over one of its limits).
+	errRemoteInvalid = fmt.Errorf("%w: closed by the remote as invalid", errLinkClosed)
 )

@@ -134,8 +134,8 @@ func FuzzHandleBatch(f *testing.F) {
 				t.Fatalf("unexpected error class: %v", err)
 			}
 		}
-		if len(l.defrag) > s.cfg.MaxMessageSize {
-			t.Fatalf("reassembly buffer %d over the limit", len(l.defrag))
+		if l.reasm.size > s.cfg.MaxMessageSize {
+			t.Fatalf("reassembly buffer %d over the limit", l.reasm.size)
 		}
 		s.removeLink(l)
 	})

@@ -174,7 +174,7 @@ func (s *Session) dialNode(zid []byte, locators []string, how string) {
 			s.log.Debug("zenoh: "+how+": dial failed", "locator", loc, "err", err)
 			continue
 		}
-		l, err := s.handshake(s.ctx, conn, true)
+		l, err := s.handshake(s.ctx, conn, true, nil)
 		if err != nil {
 			_ = conn.Close()
 			s.log.Debug("zenoh: "+how+": handshake failed", "locator", loc, "err", err)

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
+	"os"
 	"time"
 
 	"github.com/afor-go/afor/transport/zenoh/internal/wire"
@@ -17,13 +19,28 @@ import (
 const handshakeTimeout = 10 * time.Second
 
 // handshake runs INIT/OPEN on conn, as the connecting side when dialer is
-// true, and returns the link ready to run (not yet in the session).
-func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*link, error) {
-	deadline := time.Now().Add(handshakeTimeout)
+// true, and returns the link ready to run (not yet in the session). An
+// inbound handshake, admitted as p, that lasts longer than handshakeGrace
+// goes on only if it may stall (see admission.go).
+func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool, p *pendingHandshake) (*link, error) {
+	start := time.Now()
+	deadline := start.Add(handshakeTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	_ = conn.SetDeadline(deadline)
+	hr := handshakeReader{r: conn, budget: s.cfg.Limits.MaxHandshakeBytes}
+	if p != nil && start.Add(handshakeGrace).Before(deadline) {
+		_ = conn.SetDeadline(start.Add(handshakeGrace))
+		hr.stall = func() error {
+			if limit, ok := s.stalled(p); !ok {
+				return &limitError{limit: limit, max: s.stalledLimit(limit), what: "a handshake that stalled"}
+			}
+			_ = conn.SetDeadline(deadline)
+			return ctx.Err() // a close that set the deadline before us
+		}
+	} else {
+		_ = conn.SetDeadline(deadline)
+	}
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 
@@ -32,11 +49,8 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 	// whole batches also bypass it.
 	rx := newSpillReader(conn)
 	br := bufio.NewReaderSize(rx, linkReadBuffer)
-	// The handshake reads the remote's messages straight from conn, into
-	// a buffer of the handshake's byte budget (br stays empty for the
-	// link).
-	hr := handshakeReader{r: conn, budget: s.cfg.Limits.MaxHandshakeBytes}
-	buf := make([]byte, min(hr.budget, wire.MaxBatchSize))
+	// The handshake reads the remote's messages straight from conn (br
+	// stays empty for the link), within the handshake's byte budget.
 	l := &link{
 		s:            s,
 		conn:         conn,
@@ -57,6 +71,8 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 		reason:       -1,
 		dialed:       dialer,
 	}
+	// The link's reader reads through wake (reassembly.go).
+	rx.conn, rx.wake = wakeReader{l}, l.wake
 	zid, err := wire.NewZenohID(s.cfg.ZID)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrHandshake, err)
@@ -74,7 +90,7 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 		if err = writeMessage(conn, &ours); err != nil {
 			return nil, fmt.Errorf("%w: send INIT: %w", ErrHandshake, err)
 		}
-		b, err := hr.read(buf)
+		b, err := hr.read()
 		if err != nil {
 			return nil, fmt.Errorf("%w: read INIT ack: %w", ErrHandshake, err)
 		}
@@ -98,7 +114,7 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 		if err = writeMessage(conn, &open); err != nil {
 			return nil, fmt.Errorf("%w: send OPEN: %w", ErrHandshake, err)
 		}
-		b, err = hr.read(buf)
+		b, err = hr.read()
 		if err != nil {
 			return nil, fmt.Errorf("%w: read OPEN ack: %w", ErrHandshake, err)
 		}
@@ -113,7 +129,7 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 		l.rxSN[0], l.rxSN[1] = ack.InitialSN&l.snMask, ack.InitialSN&l.snMask
 		l.rxStarted = [2]bool{true, true}
 	} else {
-		b, err := hr.read(buf)
+		b, err := hr.read()
 		if err != nil {
 			return nil, fmt.Errorf("%w: read INIT: %w", ErrHandshake, err)
 		}
@@ -138,7 +154,7 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 		if err = writeMessage(conn, &ack); err != nil {
 			return nil, fmt.Errorf("%w: send INIT ack: %w", ErrHandshake, err)
 		}
-		b, err = hr.read(buf)
+		b, err = hr.read()
 		if err != nil {
 			return nil, fmt.Errorf("%w: read OPEN: %w", ErrHandshake, err)
 		}
@@ -152,7 +168,7 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 		l.setLease(s, syn.Lease)
 		l.rxSN[0], l.rxSN[1] = syn.InitialSN&l.snMask, syn.InitialSN&l.snMask
 		l.rxStarted = [2]bool{true, true}
-		if err := s.checkLinkLimits(l); err != nil {
+		if err := s.checkLinkRoom(l); err != nil {
 			return nil, err // refused before the remote believes it linked
 		}
 		l.txSN = rand.Uint64() & l.snMask
@@ -171,28 +187,56 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool) (*l
 // handshakeReader reads the remote's handshake batches straight from a
 // connection, within a byte budget (Limits.MaxHandshakeBytes) for the
 // whole handshake, so that a remote cannot make a handshake in progress
-// hold more.
+// hold more. A handshake holds nothing until a batch's length has come.
 type handshakeReader struct {
 	r      io.Reader
 	budget int
+	// stall, if set, is called once when a read reaches the deadline: the
+	// end of an inbound handshake's grace. The read goes on if it returns
+	// nil.
+	stall func() error
 }
 
-// read reads one length-prefixed batch into buf; a batch beyond what is
-// left of the budget is refused with a limitError.
-func (h *handshakeReader) read(buf []byte) ([]byte, error) {
+// read reads one length-prefixed batch; a batch beyond what is left of
+// the budget is refused with a limitError.
+func (h *handshakeReader) read() ([]byte, error) {
 	var hdr [wire.BatchLenSize]byte
-	if _, err := io.ReadFull(h.r, hdr[:]); err != nil {
+	if err := h.full(hdr[:]); err != nil {
 		return nil, err
 	}
 	n, _ := wire.BatchLen(hdr[:])
+	max := h.budget - wire.BatchLenSize
 	h.budget -= wire.BatchLenSize + n
-	if h.budget < 0 || n > len(buf) {
-		return nil, &limitError{limit: LimitHandshakeBytes, max: cap(buf), what: fmt.Sprintf("a handshake message of %d bytes", n)}
+	if h.budget < 0 {
+		return nil, &limitError{limit: LimitHandshakeBytes, max: max, what: fmt.Sprintf("a handshake message of %d bytes", n)}
 	}
-	if _, err := io.ReadFull(h.r, buf[:n]); err != nil {
+	buf := make([]byte, n)
+	if err := h.full(buf); err != nil {
 		return nil, err
 	}
-	return buf[:n], nil
+	return buf, nil
+}
+
+// full fills b, going on past the end of the grace if stall allows.
+func (h *handshakeReader) full(b []byte) error {
+	for len(b) > 0 {
+		n, err := h.r.Read(b)
+		b = b[n:]
+		switch {
+		case err == nil, len(b) == 0:
+		case h.stall != nil && errors.Is(err, os.ErrDeadlineExceeded):
+			stall := h.stall
+			h.stall = nil
+			if err := stall(); err != nil {
+				return err
+			}
+		case err == io.EOF:
+			return io.ErrUnexpectedEOF
+		default:
+			return err
+		}
+	}
+	return nil
 }
 
 // writeMessage writes one handshake message as a batch.

@@ -10,28 +10,21 @@ package zenoh
 //     payload. A busy link (something queued or being written) gets the
 //     message queued as before, which copies it once.
 //   - The reader reads each FRAGMENT's bytes from the socket straight into
-//     the link's reassembly buffer, with one vectored read (readv) that
+//     the message's reassembly buffer, with one vectored read (readv) that
 //     also takes what follows (the next batch's length and header) into a
 //     small spill buffer (large_read.go); a whole message is decoded in
-//     place: its payload aliases that buffer.
+//     place: its payload aliases that buffer (see reassembly.go).
 //   - The last local subscriber may keep the payload without a copy (a
 //     Sample, or a codec that keeps what it decodes, see PayloadKeeper):
 //     it takes the buffer, and the link starts its next message in a new
 //     one, sized as the last. When nobody kept it, the link reuses the
 //     buffer for its next message, so a stream of large samples decoded
 //     by a copying codec allocates nothing in the transport.
-//
-// The messages being reassembled are bounded per link
-// (Config.MaxLinkReassembly) and for the whole session
-// (Config.MaxSessionReassembly): a link whose message would take more
-// loses that message, with a warning, and keeps running. The buffer a link
-// keeps between messages (at most keepDefrag) counts only while in use.
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -48,14 +41,6 @@ const largePayload = 32 << 10
 // the link's writer goroutine (copied), so that a slow peer cannot hold a
 // publisher for longer than a dropped message would (DropWaitFragments).
 const largeWriteWait = DropWaitFragments
-
-// minDefrag is the smallest reassembly buffer a link allocates.
-const minDefrag = 64 << 10
-
-// LimitReassembly names the reassembly limits in Stats.ByLimit: a
-// fragmented message dropped because its link or the session holds too
-// many bytes of messages being reassembled.
-const LimitReassembly = "MaxSessionReassembly"
 
 // PayloadKeeper is implemented by codecs whose Decode keeps the bytes it
 // is given (returns a value that aliases them, such as an aliasing CDR
@@ -187,6 +172,7 @@ func (l *link) writeLarge(head, payload []byte) error {
 	}
 	if err != nil { // a slow peer: the writer sends the rest
 		skip := n
+		left := len(l.carry)
 		for _, b := range l.iov {
 			if skip >= int64(len(b)) {
 				skip -= int64(len(b))
@@ -195,7 +181,11 @@ func (l *link) writeLarge(head, payload []byte) error {
 			l.carry = append(l.carry, b[skip:]...)
 			skip = 0
 		}
+		l.mu.Lock()
+		l.holdTxLocked(len(l.carry) - left)
+		l.mu.Unlock()
 		l.kickWriter()
+		l.s.checkTx()
 	}
 	clear(l.iov)
 	return nil
@@ -281,203 +271,4 @@ func (l *link) buildFragments(head, payload []byte) {
 		off = end
 	}
 	l.fhdr = h
-}
-
-// Receiving.
-
-// fragPeek is how many bytes of a batch the reader looks at to find a
-// FRAGMENT header it can read the payload after.
-const fragPeek = 32
-
-// readNext reads the next batch and returns it, read into buf. A batch
-// holding a FRAGMENT (alone, as senders write them) is instead read
-// straight into the reassembly buffer and handled: readNext then returns a
-// nil batch and the error of handling it, herr. err is an error reading
-// the socket.
-func (l *link) readNext(buf []byte) (b []byte, herr, err error) {
-	if _, err := io.ReadFull(l.br, buf[:wire.BatchLenSize]); err != nil {
-		return nil, nil, err
-	}
-	n, _ := wire.BatchLen(buf)
-	if n > len(buf) {
-		return nil, nil, fmt.Errorf("%w: batch of %d bytes", ErrTooLarge, n)
-	}
-	if n > fragPeek {
-		if peek, err := l.br.Peek(fragPeek); err == nil && peek[0]&wire.IDMask == wire.IDFragment {
-			d := l.decoder()
-			d.Reset(peek)
-			if m, err := d.Next(); err == nil {
-				if f, ok := m.(*wire.Fragment); ok {
-					hdr := fragPeek - len(f.Payload)
-					_, _ = l.br.Discard(hdr) // peeked: cannot fail
-					herr, err := l.readFragment(f, n-hdr)
-					return nil, herr, err
-				}
-			}
-		}
-	}
-	if _, err := io.ReadFull(l.br, buf[:n]); err != nil {
-		return nil, nil, err
-	}
-	return buf[:n], nil, nil
-}
-
-// readFragment reads the n payload bytes of FRAGMENT f from the socket
-// into the reassembly buffer (or past it, when the message is dropped) and
-// handles the message when it is whole. It returns the error of handling
-// it, then the error of reading.
-func (l *link) readFragment(f *wire.Fragment, n int) (herr, err error) {
-	more := f.More
-	dst := l.fragmentBegin(f, n)
-	switch {
-	case dst == nil:
-		_, err = l.br.Discard(n)
-	case l.rx == nil:
-		_, err = io.ReadFull(l.br, dst)
-	default:
-		// What br holds, then straight from the socket (large_read.go).
-		k, _ := io.ReadFull(l.br, dst[:min(l.br.Buffered(), len(dst))]) // buffered: cannot fail
-		err = l.rx.readInto(dst[k:])
-	}
-	if err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, err
-	}
-	if dst == nil || more {
-		return nil, nil
-	}
-	return l.fragmentEnd(), nil
-}
-
-// handleFragment adds a FRAGMENT decoded from a batch to the message being
-// reassembled and handles the message when it is whole.
-func (l *link) handleFragment(f *wire.Fragment) error {
-	dst := l.fragmentBegin(f, len(f.Payload))
-	if dst == nil {
-		return nil
-	}
-	copy(dst, f.Payload)
-	if f.More {
-		return nil
-	}
-	return l.fragmentEnd()
-}
-
-// fragmentBegin follows FRAGMENT f, whose payload has n bytes, and returns
-// where in the reassembly buffer they go, or nil when they are to be
-// dropped (a dropped message, or the end of one over a limit).
-func (l *link) fragmentBegin(f *wire.Fragment, n int) []byte {
-	l.checkSN(f.Reliable, f.SN)
-	if f.First || f.Drop {
-		l.defrag = l.defrag[:0]
-		l.skipping = false
-	}
-	if f.Drop {
-		return nil
-	}
-	if l.skipping {
-		l.skipping = f.More
-		return nil
-	}
-	size := len(l.defrag) + n
-	if size > l.s.cfg.MaxMessageSize || size > l.s.cfg.MaxLinkReassembly {
-		// As the reference does, drop the message but keep the link.
-		l.log.Warn("zenoh: dropping a fragmented message over the size limit",
-			"link", l.String(), "limit", min(l.s.cfg.MaxMessageSize, l.s.cfg.MaxLinkReassembly))
-		l.s.countLimit(LimitReassembly)
-		l.dropDefrag(f.More)
-		return nil
-	}
-	switch {
-	case size > cap(l.defrag):
-		if !l.growDefrag(size) {
-			l.dropDefrag(f.More)
-			return nil
-		}
-	case l.counted == 0 && cap(l.defrag) > 0:
-		// The idle buffer kept from the last message is used again: it
-		// counts again.
-		if !l.count(cap(l.defrag)) {
-			l.dropDefrag(f.More)
-			return nil
-		}
-	}
-	l.defrag = l.defrag[:size]
-	return l.defrag[size-n:]
-}
-
-// dropDefrag drops the message being reassembled and its buffer; more
-// tells whether fragments of it are still to come (to be skipped).
-func (l *link) dropDefrag(more bool) {
-	l.defrag = nil
-	l.count(0)
-	l.skipping = more
-}
-
-// growDefrag makes the reassembly buffer hold at least size bytes,
-// keeping what it holds, within the session's limit. It reports false
-// when the session holds too much already.
-func (l *link) growDefrag(size int) bool {
-	c := max(size, 2*cap(l.defrag), l.defragHint, minDefrag)
-	c = min(c, max(size, l.s.cfg.MaxLinkReassembly))
-	if !l.count(c) {
-		return false
-	}
-	b := make([]byte, len(l.defrag), c)
-	copy(b, l.defrag)
-	l.defrag = b
-	return true
-}
-
-// count sets the bytes this link counts in the session's reassembly
-// total to n. It reports false, with a warning (once per link) and a
-// count in Stats, when that would take the total over
-// MaxSessionReassembly; the count is then unchanged.
-func (l *link) count(n int) bool {
-	d := int64(n - l.counted)
-	if d == 0 {
-		return true
-	}
-	if held := l.s.reassembly.Add(d); d > 0 && held > int64(l.s.cfg.MaxSessionReassembly) {
-		l.s.reassembly.Add(-d)
-		if !l.warnedReassembly {
-			l.warnedReassembly = true
-			l.log.Warn("zenoh: dropping a fragmented message: the session reassembles too much",
-				"link", l.String(), "limit", l.s.cfg.MaxSessionReassembly)
-		}
-		l.s.countLimit(LimitReassembly)
-		return false
-	}
-	l.counted = n
-	return true
-}
-
-// releaseDefrag gives up the link's reassembly buffer when the link ends.
-func (l *link) releaseDefrag() {
-	l.defrag = nil
-	l.count(0)
-}
-
-// fragmentEnd handles the message reassembled in l.defrag. Its payloads
-// are lent to the subscribers (see payloadLoan): when one of them kept
-// the buffer, the link's next message starts in a new one.
-func (l *link) fragmentEnd() error {
-	b := l.defrag
-	l.defragHint = len(b)
-	l.loan = payloadLoan{}
-	l.rxData.loan = &l.loan
-	err := l.handleWhole(b)
-	l.rxData.loan = nil
-	switch {
-	case l.loan.taken:
-		l.defrag = nil // the subscriber's now
-	case cap(l.defrag) > keepDefrag:
-		l.defrag = nil // do not pin a large buffer
-	default:
-		l.defrag = l.defrag[:0] // kept, idle: not counted until used again
-	}
-	l.count(0)
-	return err
 }

@@ -84,8 +84,8 @@ func FuzzReadStream(f *testing.F) {
 				}
 				break
 			}
-			if len(l.defrag) > s.cfg.MaxMessageSize || cap(l.defrag) > s.cfg.MaxLinkReassembly {
-				t.Fatalf("reassembly buffer %d/%d over the limit", len(l.defrag), cap(l.defrag))
+			if l.reasm.size > s.cfg.MaxMessageSize || l.counted > s.cfg.MaxLinkReassembly+s.cfg.MaxMessageSize {
+				t.Fatalf("reassembly buffer %d/%d over the limit", l.reasm.size, l.counted)
 			}
 		}
 		l.releaseDefrag()

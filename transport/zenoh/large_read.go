@@ -11,8 +11,11 @@ import (
 // payload). Reading a fragment's payload then costs one system call, not
 // two (one for the header into the read buffer, one for the payload).
 type spillReader struct {
-	conn  io.Reader
-	v     *vectorReader // nil: the payload is read with conn.Read
+	conn io.Reader
+	v    *vectorReader // nil: the payload is read with conn.Read
+	// wake, if set, tells whether a read that ended with an error goes on
+	// (a housekeeping deadline, see link.wake).
+	wake  func(error) bool
 	spill []byte
 	r, w  int // unread bytes: spill[r:w]
 }
@@ -53,6 +56,9 @@ func (s *spillReader) readInto(dst []byte) error {
 		}
 		n, spilled, err := s.v.read(dst, s.spill)
 		if err != nil {
+			if s.wake != nil && s.wake(err) {
+				continue
+			}
 			return err
 		}
 		s.r, s.w = 0, spilled

@@ -1,11 +1,9 @@
 package zenoh
 
 import (
-	"bytes"
 	"fmt"
 	"net"
 	"net/netip"
-	"sync"
 	"time"
 
 	"github.com/afor-go/afor/transport/zenoh/internal/wire"
@@ -13,16 +11,26 @@ import (
 
 // Defaults of Limits, applied by Open to zero fields.
 const (
-	DefaultMaxLinks           = 512
-	DefaultMaxLinksPerIP      = 128
-	DefaultMaxHandshakes      = 100
-	DefaultMaxHandshakesPerIP = 32
-	DefaultMaxHandshakeBytes  = 16 << 10
-	DefaultMaxPeerLease       = 60 * time.Second
-	DefaultMaxAliases         = 1 << 14
-	DefaultMaxAliasBytes      = 4 << 20
-	DefaultMaxDeclarations    = 1 << 16
-	DefaultMaxQueuedBytes     = 16 << 20
+	DefaultMaxLinks               = 512
+	DefaultMaxLinksPerIP          = 128
+	DefaultMaxHandshakes          = 100
+	DefaultMaxHandshakesPerIP     = 32
+	DefaultMaxHandshakeBytes      = 16 << 10
+	DefaultMaxPeerLease           = 60 * time.Second
+	DefaultMaxAliases             = 1 << 14
+	DefaultMaxAliasBytes          = 4 << 20
+	DefaultMaxSessionAliasBytes   = 16 << 20
+	DefaultMaxDeclarations        = 1 << 16
+	DefaultMaxRelayedDeclarations = DefaultMaxDeclarations / 2
+	DefaultMaxQueuedBytes         = 16 << 20
+	DefaultMaxSessionQueuedBytes  = 128 << 20
+
+	DefaultMaxPendingQueries           = 1024
+	DefaultMaxPendingQueryBytes        = 4 << 20
+	DefaultMaxSessionPendingQueries    = 8192
+	DefaultMaxSessionPendingQueryBytes = 32 << 20
+	DefaultMaxQueryTimeout             = 600 * time.Second
+	DefaultReassemblyTimeout           = 2 * time.Second
 )
 
 // Limits bounds what remote nodes can make a session hold: links,
@@ -35,24 +43,31 @@ const (
 // Limit* constants); the session and its other links go on.
 type Limits struct {
 	// MaxLinks bounds the session's links. Dialled links count but are
-	// never refused (the session chose them); an inbound connection that
-	// would exceed it is refused, before or right after its handshake,
-	// with a CLOSE (reason max sessions). Default 512.
+	// never refused (the session chose them). An inbound connection that
+	// would exceed it makes room by closing the accepted link, from the
+	// address with the most links, that has sent nothing but keep-alives
+	// for the longest (at least a second); if none has, it is refused,
+	// before or right after its handshake, with a CLOSE (reason max
+	// sessions). Links closed to make room are counted in
+	// Stats.LinksEvicted. Default 512.
 	MaxLinks int
 	// MaxLinksPerIP bounds the accepted links from one source address
-	// (every node on the same host shares one: raise it on a host running
-	// more nodes than this). Beyond it, an inbound connection is refused
-	// as for MaxLinks. Default 128.
+	// (every node on the same host shares one), as MaxLinks does: a silent
+	// link from the address makes room for a newcomer, so a process that
+	// opens links and leaves them idle cannot keep the host's other nodes
+	// out. Default 128.
 	MaxLinksPerIP int
-	// MaxHandshakes bounds the inbound connections still in their
-	// INIT/OPEN handshake (each for at most 10 s); beyond it, new
-	// connections are closed at once, and a refused node that dials
-	// again later (as sessions do, every RetryInterval) gets in once the
-	// others are done. Default 100, as the reference's accept_pending.
+	// MaxHandshakes bounds the inbound handshakes that stall: a node
+	// finishes its handshake (INIT and OPEN) within milliseconds, and a
+	// connection has a second to do so before it counts. One that stalls
+	// beyond the limit is closed; the others may take up to 10 s. The
+	// connections in their first second are bounded too, by 8 times
+	// MaxHandshakes, beyond which new connections are closed at once. So
+	// slow or silent connections cannot keep a node out. Default 100, as
+	// the reference's accept_pending.
 	MaxHandshakes int
-	// MaxHandshakesPerIP bounds the inbound handshakes in progress from
-	// one source address; beyond it, that address's new connections are
-	// closed at once. Default 32.
+	// MaxHandshakesPerIP bounds the stalled handshakes from one source
+	// address, as MaxHandshakes does. Default 32.
 	MaxHandshakesPerIP int
 	// MaxHandshakeBytes bounds the bytes a remote may send during the
 	// handshake (its INIT and OPEN), which is also the memory a handshake
@@ -75,14 +90,72 @@ type Limits struct {
 	// resolve to: an alias built on another one stores the whole key, so
 	// this, not the count, bounds their memory. Default 4 MiB.
 	MaxAliasBytes int
+	// MaxSessionAliasBytes bounds the memory the aliases of all links hold
+	// together: the lengths of their keys and 64 bytes more per alias for
+	// its entry. At the bound, the link holding the most loses its link,
+	// if it holds more than the link declaring an alias, which loses its
+	// own otherwise. Default 16 MiB.
+	MaxSessionAliasBytes int
 	// MaxDeclarations bounds the subscribers, queryables and liveliness
 	// tokens one link may declare, together. Default 65536.
 	MaxDeclarations int
+	// MaxRelayedDeclarations bounds the declarations of other links that
+	// a peer announces one by one (those of its clients to every link,
+	// those of its other links to its clients), so that links each within
+	// MaxDeclarations cannot together push a peer over its own: beyond it,
+	// subscribers and queryables are announced aggregated (one subscriber
+	// and one queryable on "**" per link that may see them) and tokens
+	// are not relayed, counted under LimitRelayedDeclarations. The link
+	// holding the most slots gives one up to a link holding fewer, and
+	// freed slots go to the aggregated declarations, oldest first.
+	// Default 32768, half of a default peer's MaxDeclarations.
+	MaxRelayedDeclarations int
 	// MaxQueuedBytes bounds the control messages (declarations, answers
 	// to interests, query finals) queued on a link whose remote does not
 	// read them. Publications are bounded by congestion control instead
 	// (see DropWait). Default 16 MiB.
 	MaxQueuedBytes int
+	// MaxSessionQueuedBytes bounds what all links hold to send together:
+	// their queues, the batches being written and what sockets did not
+	// take, so that links that do not read cannot add up (a peer relays a
+	// client's publications to every link that subscribed). Over it, the
+	// link holding the most is closed, counted under
+	// LimitSessionQueuedBytes. Default 128 MiB.
+	MaxSessionQueuedBytes int
+	// MaxPendingQueries bounds the queries received from one link that
+	// are in progress: handed to local queryables, or forwarded to other
+	// nodes for a client, and not finished yet. A query beyond it is
+	// answered at once with no reply (RESPONSE_FINAL). Default 1024.
+	MaxPendingQueries int
+	// MaxPendingQueryBytes bounds what one link's queries in progress
+	// hold: their keys, parameters, payloads and attachments, and 1 KiB
+	// each for their state. Beyond it a query is answered at once with no
+	// reply. Default 4 MiB.
+	MaxPendingQueryBytes int
+	// MaxSessionPendingQueries bounds the queries from remote nodes in
+	// progress in the whole session. At the bound, the link holding the
+	// most loses its oldest query (finished with no more replies) if it
+	// holds more than the link of the new one, which is refused
+	// otherwise. Default 8192.
+	MaxSessionPendingQueries int
+	// MaxSessionPendingQueryBytes bounds what the queries from remote
+	// nodes in progress hold in the whole session, as
+	// MaxSessionPendingQueries does. Default 32 MiB.
+	MaxSessionPendingQueryBytes int
+	// MaxQueryTimeout clamps the timeout of a query the session forwards
+	// for a remote node (a peer relays its clients' queries): such a
+	// query holds the session's memory until it ends. Queries handed to
+	// local queryables keep their timeout (rmw_zenoh asks an action's
+	// result with none), as the queryable decides when they end. Default
+	// 600 s, the timeout of rmw_zenoh's service calls.
+	MaxQueryTimeout time.Duration
+	// ReassemblyTimeout bounds how long an incomplete fragmented message
+	// is kept: it is dropped, and its memory released, when its next
+	// fragment is later than this after the last one, or after its first
+	// one plus a second per MiB received (so that a trickle of fragments
+	// cannot hold it either), even while the remote sends keep-alives.
+	// Counted under LimitReassemblyTimeout; the link is kept. Default 2 s.
+	ReassemblyTimeout time.Duration
 }
 
 // resolve fills zero fields with defaults and turns negative ones into
@@ -99,8 +172,15 @@ func (lm Limits) resolve() (Limits, error) {
 		{&lm.MaxHandshakeBytes, DefaultMaxHandshakeBytes},
 		{&lm.MaxAliases, DefaultMaxAliases},
 		{&lm.MaxAliasBytes, DefaultMaxAliasBytes},
+		{&lm.MaxSessionAliasBytes, DefaultMaxSessionAliasBytes},
 		{&lm.MaxDeclarations, DefaultMaxDeclarations},
+		{&lm.MaxRelayedDeclarations, DefaultMaxRelayedDeclarations},
 		{&lm.MaxQueuedBytes, DefaultMaxQueuedBytes},
+		{&lm.MaxSessionQueuedBytes, DefaultMaxSessionQueuedBytes},
+		{&lm.MaxPendingQueries, DefaultMaxPendingQueries},
+		{&lm.MaxPendingQueryBytes, DefaultMaxPendingQueryBytes},
+		{&lm.MaxSessionPendingQueries, DefaultMaxSessionPendingQueries},
+		{&lm.MaxSessionPendingQueryBytes, DefaultMaxSessionPendingQueryBytes},
 	}
 	for _, f := range ints {
 		switch {
@@ -117,6 +197,18 @@ func (lm Limits) resolve() (Limits, error) {
 		lm.MaxPeerLease = maxLease
 	case lm.MaxPeerLease < time.Millisecond:
 		return lm, fmt.Errorf("%w: Limits.MaxPeerLease below 1 ms", ErrInvalidConfig)
+	}
+	switch {
+	case lm.ReassemblyTimeout == 0:
+		lm.ReassemblyTimeout = DefaultReassemblyTimeout
+	case lm.ReassemblyTimeout < 0:
+		lm.ReassemblyTimeout = maxLease
+	}
+	switch {
+	case lm.MaxQueryTimeout == 0:
+		lm.MaxQueryTimeout = DefaultMaxQueryTimeout
+	case lm.MaxQueryTimeout < 0:
+		lm.MaxQueryTimeout = maxLease
 	}
 	if lm.MaxHandshakeBytes < 2*minHandshakeMessage {
 		return lm, fmt.Errorf("%w: Limits.MaxHandshakeBytes %d below %d", ErrInvalidConfig, lm.MaxHandshakeBytes, 2*minHandshakeMessage)
@@ -157,111 +249,6 @@ func sourceAddr(c net.Conn) netip.Addr {
 	return netip.Addr{}
 }
 
-// admission counts the inbound handshakes in progress, in total and per
-// source address.
-type admission struct {
-	mu    sync.Mutex
-	total int
-	perIP map[netip.Addr]int
-}
-
-// enter admits one more handshake from ip, or names the limit it would
-// exceed.
-func (a *admission) enter(ip netip.Addr, lm *Limits) (string, bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.total >= lm.MaxHandshakes {
-		return LimitHandshakes, false
-	}
-	if a.perIP[ip] >= lm.MaxHandshakesPerIP {
-		return LimitHandshakesPerIP, false
-	}
-	if a.perIP == nil {
-		a.perIP = make(map[netip.Addr]int)
-	}
-	a.total++
-	a.perIP[ip]++
-	return "", true
-}
-
-// leave ends a handshake admitted by enter.
-func (a *admission) leave(ip netip.Addr) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.total--
-	if a.perIP[ip]--; a.perIP[ip] <= 0 {
-		delete(a.perIP, ip)
-	}
-}
-
-// admit decides whether an accepted connection may start its handshake:
-// not if the links it would add to are full already, nor beyond the
-// handshakes in progress allowed. A refused one is closed and counted. On
-// true, the caller calls s.adm.leave(ip) when the handshake ends (register
-// checks the links again).
-func (s *Session) admit(conn net.Conn, ip netip.Addr) bool {
-	s.mu.Lock()
-	limit, _ := s.linkLimitLocked(&link{ip: ip})
-	s.mu.Unlock()
-	if limit != "" {
-		s.refuse(conn, limit, "links")
-		return false
-	}
-	limit, ok := s.adm.enter(ip, &s.cfg.Limits)
-	if !ok {
-		s.refuse(conn, limit, "handshakes in progress")
-	}
-	return ok
-}
-
-// refuse closes an inbound connection refused for limit, telling the
-// remote (CLOSE, reason max sessions), and counts it.
-func (s *Session) refuse(conn net.Conn, limit, what string) {
-	// Counted before the remote can see it: a test may look right after.
-	if n, log := s.countRefused(limit); log {
-		s.log.Warn("zenoh: refusing inbound connection over a limit", "remote", conn.RemoteAddr().String(), "limit", limit, "what", what, "count", n)
-	}
-	_ = conn.SetWriteDeadline(time.Now().Add(closeWriteTimeout))
-	_, _ = conn.Write(appendClose(nil, wire.CloseMaxSessions, true))
-	_ = conn.Close()
-}
-
-// linkLimitLocked names the limit an accepted link l would exceed, and
-// its value, or returns "" (s.mu held, l not yet in s.links).
-func (s *Session) linkLimitLocked(l *link) (string, int) {
-	lm := &s.cfg.Limits
-	if len(s.links) >= lm.MaxLinks {
-		return LimitLinks, lm.MaxLinks
-	}
-	n := 0
-	for other := range s.links {
-		if !other.dialed && other.ip == l.ip {
-			n++
-		}
-	}
-	if n >= lm.MaxLinksPerIP {
-		return LimitLinksPerIP, lm.MaxLinksPerIP
-	}
-	return "", 0
-}
-
-// checkLinkLimits reports, with a limitError, whether the accepted link l
-// (not yet registered) would exceed MaxLinks or MaxLinksPerIP, unless the
-// node is linked already (register decides between the two links then).
-func (s *Session) checkLinkLimits(l *link) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for other := range s.links {
-		if bytes.Equal(other.remoteZID, l.remoteZID) {
-			return nil
-		}
-	}
-	if limit, max := s.linkLimitLocked(l); limit != "" {
-		return &limitError{limit: limit, max: max, what: "link count"}
-	}
-	return nil
-}
-
 // closeForLimit ends l because its remote exceeded a limit, logging and
 // counting it once.
 func (l *link) closeForLimit(le *limitError) {
@@ -286,30 +273,6 @@ func (s *Session) clampLease(lease time.Duration) time.Duration {
 // LimitPeerLease names Limits.MaxPeerLease in Stats.ByLimit: it counts the
 // remotes whose announced lease was clamped (their links are kept).
 const LimitPeerLease = "MaxPeerLease"
-
-// setAlias records the alias id -> key declared by the remote, within
-// MaxAliases and MaxAliasBytes (reader goroutine only).
-func (l *link) setAlias(id uint16, key string) error {
-	lm := &l.s.cfg.Limits
-	old, replaced := l.aliases[id]
-	if !replaced && len(l.aliases) >= lm.MaxAliases {
-		return &limitError{limit: LimitAliases, max: lm.MaxAliases, what: "key expression alias count"}
-	}
-	if n := l.aliasBytes - len(old) + len(key); n > lm.MaxAliasBytes {
-		return &limitError{limit: LimitAliasBytes, max: lm.MaxAliasBytes, what: fmt.Sprintf("%d bytes of aliased keys", n)}
-	}
-	l.aliasBytes += len(key) - len(old)
-	l.aliases[id] = key
-	l.lastKey = "" // the cache may hold the old meaning of this scope
-	return nil
-}
-
-// dropAlias forgets an alias (reader goroutine only).
-func (l *link) dropAlias(id uint16) {
-	l.aliasBytes -= len(l.aliases[id])
-	delete(l.aliases, id)
-	l.lastKey = ""
-}
 
 // checkDeclarations reports whether l may declare one more subscriber,
 // queryable or token (s.mu held).

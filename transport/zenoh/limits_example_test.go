@@ -24,6 +24,13 @@ func ExampleLimits() {
 			MaxPeerLease:    20 * time.Second,
 			MaxDeclarations: 1000,
 			MaxQueuedBytes:  -1, // no limit
+			// Budgets shared by all links: the link holding the most pays.
+			MaxSessionAliasBytes:   1 << 20,
+			MaxSessionQueuedBytes:  16 << 20,
+			MaxRelayedDeclarations: 500,
+			MaxPendingQueries:      64,
+			MaxQueryTimeout:        time.Minute,
+			ReassemblyTimeout:      time.Second,
 		},
 	})
 	if err != nil {
@@ -34,8 +41,8 @@ func ExampleLimits() {
 	err = s.Put(ctx, "big/blob", make([]byte, 1<<20))
 	fmt.Println(errors.Is(err, zenoh.ErrTooLarge))
 	st := s.Stats()
-	fmt.Println(st.LinksRefused, st.LinksClosedForLimits, st.ByLimit[zenoh.LimitLinksPerIP])
+	fmt.Println(st.LinksRefused, st.LinksClosedForLimits, st.LinksEvicted, st.ClosedByRemote, st.ByLimit[zenoh.LimitLinksPerIP])
 	// Output:
 	// true
-	// 0 0 0
+	// 0 0 0 0 0
 }

@@ -33,7 +33,7 @@ func scriptBatch(t testing.TB, msg string) []byte {
 func TestAcceptHandshakeScript(t *testing.T) {
 	s := openT(t, Config{Limits: Limits{MaxPeerLease: 5 * time.Second}})
 	in := append(scriptBatch(t, "c1 09 f1"+picoZID+"0a 00 08 27 01"), scriptBatch(t, "42 0a 00 00")...)
-	l, err := s.handshake(testCtx(t), scriptConn{bytes.NewReader(in)}, false)
+	l, err := s.handshake(testCtx(t), scriptConn{bytes.NewReader(in)}, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func FuzzAcceptHandshake(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
-		l, err := s.handshake(ctx, scriptConn{bytes.NewReader(in)}, false)
+		l, err := s.handshake(ctx, scriptConn{bytes.NewReader(in)}, false, nil)
 		if err == nil {
 			if l == nil || l.peerLease <= 0 || l.peerLease > s.cfg.Limits.MaxPeerLease {
 				t.Fatalf("link %+v", l)

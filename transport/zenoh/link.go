@@ -59,7 +59,8 @@ type link struct {
 	kick    chan struct{} // wakes the writer (capacity 1)
 	space   chan struct{} // tells a waiting producer the queue drained (capacity 1)
 
-	ctrlQueued int // bytes queueCtrl added since the writer last took the queue (l.mu)
+	ctrlQueued int       // bytes queueCtrl added since the writer last took the queue (l.mu)
+	tx         txAccount // what it holds to send, as the session counts it (queue_limits.go)
 
 	// Direct writes: a sender that finds the queue empty and no write in
 	// progress frames its message and writes it to the socket itself, in
@@ -88,29 +89,39 @@ type link struct {
 	fhdr             []byte       // the fragment headers iov points into
 	loan             payloadLoan  // the reassembled message's buffer, lent (reader only)
 	defragHint       int          // size of the last reassembled message (reader only)
-	counted          int          // bytes counted in Session.reassembly (reader only)
+	counted          int          // bytes counted in the session's reassembly, in use (reader only)
+	kept             keptBuf      // the buffer kept for its next message (Session.defrag.mu)
 	rx               *spillReader // the source of br, for vectored reads of fragments (reader only)
 	warnedReassembly bool         // the session's reassembly limit was logged (reader only)
 
 	// Receive state, reader only.
 	rxSN      [2]uint64 // next SN expected on the best-effort and reliable channels
 	rxStarted [2]bool
-	defrag    []byte
-	skipping  bool // dropping the rest of an oversized fragmented message
-	aliases   map[uint16]string
-	lastScope uint16
-	lastSfx   string
-	lastKey   string
-	rxRoute   *routeCache
-	rxData    dataMsg     // the sample being dispatched
-	fwd       []byte      // encoding buffer for forwarded samples
-	fwdEnc    pushEncoder // encoder of forwarded samples
-	wdec      *wire.Decoder
+	reasm     reassembly // the message being reassembled (reassembly.go)
+	rxActive  bool       // the last batch held more than a keep-alive
+	// The read deadline: the lease's end, or sooner for housekeeping (see
+	// link.wake).
+	leaseEnd     time.Time
+	readDeadline time.Time
+	rearm        bool // the deadline must be set again
+	aliases      map[uint16]string
+	lastScope    uint16
+	lastSfx      string
+	lastKey      string
+	rxRoute      *routeCache
+	rxData       dataMsg     // the sample being dispatched
+	fwd          []byte      // encoding buffer for forwarded samples
+	fwdEnc       pushEncoder // encoder of forwarded samples
+	wdec         *wire.Decoder
 	// Gossip received: the decoded list (reused) and the sender's psids.
 	gossipBuf   []wire.LinkState
 	gossipNames map[uint64]string
 
 	aliasBytes int // total length of the keys in aliases (reader only)
+	// aliasHeld is what the aliases count in Session.aliasHeld; aliasGone
+	// is set once it was taken off it (Session.aliasMu, aliases.go).
+	aliasHeld int
+	aliasGone bool
 
 	// Guarded by Session.mu.
 	remoteSubs   map[uint32]uint32 // remote subscriber id -> session entry id
@@ -122,13 +133,28 @@ type link struct {
 	declsKnown   bool              // a peer sent D_FINAL for the initial interest (id 0)
 	agg          map[uint32]*aggInterest
 	removed      bool
+	// The declarations relayed (routing_relay.go): this link's relayed on
+	// their own, and the aggregates it gets.
+	relayOne int
+	relayed  []relayRef
+	aggN     [2]int    // aggregated declarations it may see, by kind
+	aggID    [2]uint32 // the id of its aggregate, by kind
+	aggSent  [2]bool   // whether it was declared to it
+
+	pend linkPending // its requests in progress (guarded by Session.pend.mu)
 
 	once     sync.Once
 	done     chan struct{} // closed when the link is told to end
 	finished chan struct{} // closed after the link left the session
 	reason   int           // CLOSE reason to send, or -1
 	limitHit atomic.Bool   // closed for a limit (counted once)
-	cause    error
+	evicted  bool          // closed to make room for a newcomer (Session.mu)
+
+	// lastActive is when the remote last sent something other than a
+	// keep-alive, in Unix ns (0: nothing since the handshake); see
+	// admission.go.
+	lastActive atomic.Int64
+	cause      error
 }
 
 // isClient reports whether the remote node is a client.
@@ -208,6 +234,7 @@ func (l *link) send(ctx context.Context, mode sendMode, msg []byte, more ...[]by
 			l.pushAll(mode, msg, more)
 			l.mu.Unlock()
 			l.kickWriter()
+			l.s.checkTx()
 			return true, nil
 		}
 		l.mu.Unlock()
@@ -278,6 +305,7 @@ func (l *link) queueCtrl(msg []byte) {
 	l.push(msg)
 	l.mu.Unlock()
 	l.kickWriter()
+	l.s.checkTx()
 }
 
 // queueOrDrop appends a relayed sample unless the queue is full, in which
@@ -285,6 +313,12 @@ func (l *link) queueCtrl(msg []byte) {
 // a slow link cannot stall the link it is relayed from.
 func (l *link) queueOrDrop(msg []byte) bool {
 	l.mu.Lock()
+	select {
+	case <-l.done:
+		l.mu.Unlock()
+		return false // the writer is gone
+	default:
+	}
 	if len(l.pending) > 0 && len(l.pending)+len(msg) > maxPending {
 		l.mu.Unlock()
 		return false
@@ -292,6 +326,7 @@ func (l *link) queueOrDrop(msg []byte) bool {
 	l.push(msg)
 	l.mu.Unlock()
 	l.kickWriter()
+	l.s.checkTx()
 	return true
 }
 
@@ -299,6 +334,7 @@ func (l *link) queueOrDrop(msg []byte) bool {
 func (l *link) push(msg []byte) {
 	l.pending = append(l.pending, msg...)
 	l.bounds = append(l.bounds, len(l.pending))
+	l.holdTxLocked(len(msg))
 }
 
 // writeDirect frames msg and more in one FRAME and writes it without
@@ -324,7 +360,11 @@ func (l *link) writeDirect(msg []byte, more [][]byte) error {
 	}
 	if n < len(w) {
 		l.carry = append(l.carry, w[n:]...)
+		l.mu.Lock()
+		l.holdTxLocked(len(w) - n)
+		l.mu.Unlock()
 		l.kickWriter()
+		l.s.checkTx()
 	}
 	return nil
 }
@@ -343,6 +383,7 @@ func (l *link) flushCarry() error {
 		return nil
 	}
 	_, err := l.conn.Write(l.carry)
+	l.freeTx(len(l.carry))
 	l.carry = l.carry[:0]
 	return err
 }
@@ -386,6 +427,7 @@ func (l *link) writeLoop() {
 				if err := l.flushCarry(); err == nil && len(bounds) > 0 {
 					wbuf, _ = l.writeMessages(wbuf[:0], msgs, bounds)
 				}
+				l.freeTx(len(msgs))
 			}
 			l.wmu.Unlock()
 			continue
@@ -412,6 +454,7 @@ func (l *link) writeLoop() {
 		wbuf, lastErr = l.writeMessages(wbuf[:0], msgs, bounds)
 		l.wroteNow()
 		l.wmu.Unlock()
+		l.freeTx(len(msgs))
 		spare, spareB = msgs, bounds
 		if cap(spare) > 2*maxPending {
 			spare, spareB = nil, nil // do not pin the memory of a huge message
@@ -428,7 +471,26 @@ func (l *link) writeLoop() {
 		_, _ = l.conn.Write(appendClose(wbuf[:0], byte(l.reason), l.reason == wire.CloseGeneric))
 	}
 	_ = l.conn.Close()
+	l.releaseTx()
+	// Route caches elsewhere may keep the link itself a while (a table
+	// snapshot, a destination list): not what it held.
+	l.dbuf, l.carry, l.fhdr, l.iov, l.iovw, l.iovBase = nil, nil, nil, nil, nil, nil
 	l.wmu.Unlock()
+	l.mu.Lock()
+	l.pending, l.bounds = nil, nil
+	l.mu.Unlock()
+}
+
+// releaseReader gives up what the reader holds when the link ends: its
+// reassembly buffer, its aliases and its caches. Route caches elsewhere
+// may keep the link itself a while (a table snapshot, a destination
+// list), not what it held.
+func (l *link) releaseReader() {
+	l.releaseDefrag()
+	l.releaseAliases()
+	l.aliases, l.lastKey, l.lastSfx = nil, "", ""
+	l.rxRoute, l.fwd, l.wdec, l.gossipBuf, l.gossipNames = nil, nil, nil, nil, nil
+	l.rxData = dataMsg{}
 }
 
 // writeMessages frames msgs (split at bounds) into batches and writes them.
@@ -509,18 +571,25 @@ func (l *link) readLoop() {
 	defer l.s.wg.Done()
 	defer close(l.finished)
 	defer l.s.removeLink(l)
-	defer l.releaseDefrag()
-	buf := make([]byte, 65535)
-	// The read deadline is pushed forward at most every lease/4, so a
+	defer l.releaseReader()
+	buf := make([]byte, wire.MaxBatchSize)
+	// The lease's end is pushed forward at most every lease/4, so a
 	// silent peer is dropped between one and 1.25 leases after its last
 	// batch.
 	step := l.peerLease / 4
 	var deadlineSet time.Time
 	for {
 		now := time.Now()
+		if l.rxActive {
+			l.lastActive.Store(now.UnixNano())
+			l.rxActive = false
+		}
 		if now.Sub(deadlineSet) >= step {
-			_ = l.conn.SetReadDeadline(now.Add(l.peerLease + step))
+			l.leaseEnd = now.Add(l.peerLease + step)
 			deadlineSet = now
+			l.armDeadline()
+		} else if l.rearm {
+			l.armDeadline()
 		}
 		b, herr, err := l.readNext(buf) // a fragment is read and handled at once (large.go)
 		l.rxBatches.Add(1)
@@ -569,6 +638,7 @@ func (l *link) handleBatch(b []byte) error {
 		}
 		switch m := m.(type) {
 		case *wire.Frame:
+			l.rxActive = true
 			l.checkSN(m.Reliable, m.SN)
 			if err := l.handleNetworkMessages(d); err != nil {
 				return err
@@ -578,7 +648,12 @@ func (l *link) handleBatch(b []byte) error {
 			return l.handleFragment(m)
 		case *wire.KeepAlive, *wire.TransportOAM:
 		case *wire.Close:
-			l.close(-1, fmt.Errorf("%w: closed by remote, reason %d", errLinkClosed, m.Reason))
+			cause := fmt.Errorf("%w: closed by remote, reason %d", errLinkClosed, m.Reason)
+			if m.Reason == wire.CloseInvalid {
+				cause = errRemoteInvalid
+				l.s.remoteClosedInvalid(l)
+			}
+			l.close(-1, cause)
 			return errLinkClosed
 		default:
 			return fmt.Errorf("%w: unexpected transport message %T", ErrProtocol, m)

@@ -143,8 +143,14 @@ func TestDirectWriteLeavesRestToWriter(t *testing.T) {
 		t.Fatal("accept failed")
 	}
 	defer peer.Close()
+	rc, err := Config{}.resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Session{cfg: rc}
+	s.table.Store(&table{})
 	l := &link{
-		s:         &Session{},
+		s:         s,
 		conn:      conn,
 		raw:       newDirectWriter(conn),
 		log:       testLogger(t),

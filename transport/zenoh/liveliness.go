@@ -29,6 +29,7 @@ type tokEntry struct {
 	id     uint32
 	key    string
 	origin *link
+	relay  uint8 // how it is announced (routing_relay.go)
 }
 
 // LivelinessSubscriber receives an event when a token intersecting its key
@@ -109,7 +110,9 @@ func tokVisible(e *tokEntry, l *link) bool {
 func (s *Session) addTokenLocked(e *tokEntry) {
 	s.tokens[e.id] = e
 	s.noteTokenLocked(e, true)
-	s.declareLocked(appendDeclareToken(nil, nil, e.id, e.key), func(l *link) bool { return tokVisible(e, l) })
+	if e.relay = s.relayAddLocked(relayRef{kindTok, e.id}, e.origin); e.relay != relayAgg {
+		s.declareLocked(appendDeclareToken(nil, nil, e.id, e.key), func(l *link) bool { return tokVisible(e, l) })
+	}
 	for _, ls := range s.lsubs {
 		if intersects(ls.key, e.key) {
 			s.livQueue = append(s.livQueue, livEvent{sub: ls, key: e.key, alive: true})
@@ -126,7 +129,10 @@ func (s *Session) removeTokenLocked(id uint32) {
 	}
 	delete(s.tokens, id)
 	s.noteTokenLocked(e, false)
-	s.declareLocked(appendUndeclareToken(nil, e.id, e.key), func(l *link) bool { return tokVisible(e, l) })
+	if e.relay != relayAgg {
+		s.declareLocked(appendUndeclareToken(nil, e.id, e.key), func(l *link) bool { return tokVisible(e, l) })
+	}
+	s.relayRemoveLocked(relayRef{kindTok, e.id}, e.origin, e.relay)
 	for _, ls := range s.lsubs {
 		if intersects(ls.key, e.key) {
 			s.livQueue = append(s.livQueue, livEvent{sub: ls, key: e.key, alive: false})

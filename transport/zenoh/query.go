@@ -70,6 +70,7 @@ type getOptions struct {
 	target        QueryTarget
 	consolidation Consolidation
 	timeout       time.Duration
+	relay         bool // a query forwarded for a remote node
 }
 
 // WithQueryPayload sends a value with the query.
@@ -145,6 +146,8 @@ type inRequest struct {
 	mu   sync.Mutex
 	left int
 	sink replySink
+	qs   []*Query  // its queries, for a request from a link
+	one  [1]*Query // qs's storage for one query
 }
 
 func (r *inRequest) done() {
@@ -408,7 +411,9 @@ func (qa *Queryable) forget(q *Query) {
 // dispatch hands a new query to the queryable, or finishes it at once if
 // the queryable is closed.
 func (qa *Queryable) dispatch(q *Query, timeout time.Duration) {
-	q.qa = qa
+	if q.qa == nil {
+		q.qa = qa
+	}
 	qa.mu.Lock()
 	if qa.closed {
 		qa.mu.Unlock()
@@ -421,9 +426,12 @@ func (qa *Queryable) dispatch(q *Query, timeout time.Duration) {
 	qa.pending[q] = struct{}{}
 	qa.mu.Unlock()
 	q.mu.Lock()
-	if !q.finished {
-		q.timer = time.AfterFunc(timeout, q.Finish)
+	if q.finished { // ended before it was handed over (its link went)
+		q.mu.Unlock()
+		qa.forget(q)
+		return
 	}
+	q.timer = time.AfterFunc(timeout, q.Finish)
 	q.mu.Unlock()
 	qa.handler(q)
 }
@@ -436,6 +444,7 @@ type qablEntry struct {
 	complete bool
 	origin   *link
 	local    *Queryable
+	relay    uint8 // how it is announced (routing_relay.go)
 }
 
 // qablVisible reports whether queryable e is announced to link l: our own
@@ -452,7 +461,9 @@ func qablVisible(e *qablEntry, l *link) bool {
 func (s *Session) addQablLocked(e *qablEntry) {
 	s.qabls[e.id] = e
 	s.noteQablLocked(e, true)
-	s.declareLocked(appendDeclareQueryable(nil, nil, e.id, e.key, e.complete), func(l *link) bool { return qablVisible(e, l) })
+	if e.relay = s.relayAddLocked(relayRef{kindQabl, e.id}, e.origin); e.relay != relayAgg {
+		s.declareLocked(appendDeclareQueryable(nil, nil, e.id, e.key, e.complete), func(l *link) bool { return qablVisible(e, l) })
+	}
 	s.notifyLocked()
 }
 
@@ -464,7 +475,10 @@ func (s *Session) removeQablLocked(id uint32) {
 	}
 	delete(s.qabls, id)
 	s.noteQablLocked(e, false)
-	s.declareLocked(appendUndeclareQueryable(nil, e.id), func(l *link) bool { return qablVisible(e, l) })
+	if e.relay != relayAgg {
+		s.declareLocked(appendUndeclareQueryable(nil, e.id), func(l *link) bool { return qablVisible(e, l) })
+	}
+	s.relayRemoveLocked(relayRef{kindQabl, e.id}, e.origin, e.relay)
 	s.notifyLocked()
 }
 
@@ -730,7 +744,13 @@ func (s *Session) startGet(ctx context.Context, key, params string, o *getOption
 			return nil, fmt.Errorf("zenoh: encode query: %w", err)
 		}
 		for _, l := range links {
-			if err := l.queue(ctx, eb.b); err != nil {
+			if o.relay {
+				// A relayed query must not stall the link it came from
+				// behind a node that does not read.
+				if !l.queueOrDrop(eb.b) {
+					g.final(l)
+				}
+			} else if err := l.queue(ctx, eb.b); err != nil {
 				g.final(l)
 			}
 		}
@@ -891,7 +911,9 @@ type linkSink struct {
 	l     *link
 	rid   uint32
 	eid   uint32
-	relay bool // drop rather than wait when the link's queue is full
+	relay bool        // drop rather than wait when the link's queue is full
+	pr    *pendingReq // the request's place in the limits, released at the end
+	req   pendingReq  // pr's storage
 }
 
 func (ls *linkSink) reply(ctx context.Context, r *outReply) error {
@@ -939,6 +961,7 @@ func (ls *linkSink) send(ctx context.Context, r *outReply, final bool) error {
 		return fmt.Errorf("zenoh: encode reply: %w", err)
 	}
 	if final {
+		s.releaseRequest(ls.pr)
 		n := len(eb.b)
 		eb.b, _ = responseFinal(ls.rid).AppendBinary(eb.b)
 		err := ls.l.queue(ctx, eb.b[:n], eb.b[n:])
@@ -968,6 +991,7 @@ func responseFinal(rid uint32) *wire.ResponseFinal {
 }
 
 func (ls *linkSink) final() {
+	ls.l.s.releaseRequest(ls.pr)
 	var a [16]byte
 	buf, _ := responseFinal(ls.rid).AppendBinary(a[:0])
 	ls.l.queueCtrl(buf)
@@ -1083,6 +1107,11 @@ func (s *Session) handleRequest(l *link, req *wire.Request) {
 		sink.final()
 		return
 	}
+	if limit := s.admitRequest(&sink.req, l, requestSize(key, req)); limit != "" {
+		s.refuseRequest(sink, limit)
+		return
+	}
+	sink.pr = &sink.req
 	sink.eid = locals[0].id
 	in := &inRequest{left: len(locals), sink: sink}
 	var payload []byte
@@ -1093,11 +1122,21 @@ func (s *Session) handleRequest(l *link, req *wire.Request) {
 	}
 	params, att := string(req.Body.Parameters), bytes.Clone(req.Body.Attachment)
 	deadline := time.Now().Add(timeout)
+	in.qs = in.one[:0]
 	for _, qa := range locals {
-		q := &Query{KeyExpr: key, Parameters: params, Payload: payload, Encoding: enc, Attachment: att,
-			req: in, deadline: deadline}
-		qa.dispatch(q, timeout)
+		in.qs = append(in.qs, &Query{KeyExpr: key, Parameters: params, Payload: payload, Encoding: enc, Attachment: att,
+			qa: qa, req: in, deadline: deadline})
 	}
+	s.startRequest(sink.pr, in)
+	for i, qa := range locals {
+		qa.dispatch(in.qs[i], timeout)
+	}
+}
+
+// requestSize is what a request on key holds: its key, parameters,
+// payload and attachment.
+func requestSize(key string, req *wire.Request) int {
+	return len(key) + len(req.Body.Parameters) + len(req.Body.Body.Payload) + len(req.Body.Attachment)
 }
 
 // forwardTargetsLocked selects the links a query from src is forwarded to:
@@ -1128,15 +1167,21 @@ func (s *Session) hasForwardTargetLocked(src *link, key string) bool {
 // one RESPONSE_FINAL when all have finished.
 func (s *Session) forwardRequest(src *link, req *wire.Request, key string, timeout time.Duration) {
 	sink := &linkSink{l: src, rid: req.ID, relay: true}
+	if limit := s.admitRequest(&sink.req, src, requestSize(key, req)); limit != "" {
+		s.refuseRequest(sink, limit)
+		return
+	}
+	sink.pr = &sink.req
+	timeout = s.clampQueryTimeout(src, timeout)
 	o := getOptions{target: QueryTarget(req.Target), consolidation: Consolidation(req.Body.Consolidation),
-		timeout: timeout, attachment: bytes.Clone(req.Body.Attachment)}
+		timeout: timeout, attachment: bytes.Clone(req.Body.Attachment), relay: true}
 	if req.Body.HasBody {
 		o.hasPayload = true
 		o.payload = bytes.Clone(nonNil(req.Body.Body.Payload))
 		o.encoding = encodingFromWire(req.Body.Body.Encoding.ID, req.Body.Body.Encoding.Schema)
 	}
 	var out outReply
-	_, err := s.startGet(s.ctx, key, string(req.Body.Parameters), &o, ConsolidationNone, func() ([]*Queryable, []*link) {
+	g, err := s.startGet(s.ctx, key, string(req.Body.Parameters), &o, ConsolidationNone, func() ([]*Queryable, []*link) {
 		locals, _ := s.localTargetsLocked(key, o.target)
 		return locals, s.forwardTargetsLocked(src, key)
 	}, func(r Reply) {
@@ -1151,7 +1196,9 @@ func (s *Session) forwardRequest(src *link, req *wire.Request, key string, timeo
 	}, func(bool) { sink.final() })
 	if err != nil {
 		sink.final()
+		return
 	}
+	s.startRequest(sink.pr, g)
 }
 
 // localTargetsLocked selects only local queryables (requests from remote

@@ -71,6 +71,7 @@ type subEntry struct {
 	key    string
 	origin *link
 	local  *Subscriber
+	relay  uint8 // how it is announced (routing_relay.go)
 }
 
 // routeCache is an immutable destination set for one key, one source (nil
@@ -272,7 +273,9 @@ func (s *Session) addEntryLocked(key string, origin *link, local *Subscriber) *s
 	// Route with the new entry before announcing it: a node that learns of
 	// it may publish at once, and its samples must find the entry.
 	s.changedLocked(e, true)
-	s.declareLocked(appendDeclareSubscriber(nil, nil, e.id, key), func(l *link) bool { return s.visible(e, l) })
+	if e.relay = s.relayAddLocked(relayRef{kindSub, e.id}, origin); e.relay != relayAgg {
+		s.declareLocked(appendDeclareSubscriber(nil, nil, e.id, key), func(l *link) bool { return s.visible(e, l) })
+	}
 	return e
 }
 
@@ -285,7 +288,10 @@ func (s *Session) removeEntryLocked(id uint32) {
 	delete(s.entries, id)
 	delete(s.rt.locals, id)
 	s.changedLocked(e, false)
-	s.declareLocked(appendUndeclareSubscriber(nil, e.id), func(l *link) bool { return s.visible(e, l) })
+	if e.relay != relayAgg {
+		s.declareLocked(appendUndeclareSubscriber(nil, e.id), func(l *link) bool { return s.visible(e, l) })
+	}
+	s.relayRemoveLocked(relayRef{kindSub, e.id}, e.origin, e.relay)
 }
 
 // sortedEntries lists the subscriptions in declaration order.

@@ -4,7 +4,7 @@ import "slices"
 
 // The declarations announced to a link l are the local ones and, when l
 // is a peer, only those of client links (peers route for their clients
-// only; see visible). Listing them from the local indexes and the other
+// only; see visible), but for those aggregated (routing_relay.go). Listing them from the local indexes and the other
 // links' own maps, rather than filtering every declaration, keeps an
 // answer to a remote's interest proportional to what l may see: a remote
 // that declared many subscribers, queryables or tokens does not make its
@@ -30,7 +30,7 @@ func (s *Session) visibleEntriesLocked(l *link) []*subEntry {
 	for m := range s.links {
 		if seesLink(m, l) {
 			for _, id := range m.remoteSubs {
-				if e := s.entries[id]; e != nil {
+				if e := s.entries[id]; e != nil && e.relay != relayAgg {
 					out = append(out, e)
 				}
 			}
@@ -50,7 +50,7 @@ func (s *Session) visibleQablsLocked(l *link) []*qablEntry {
 	for m := range s.links {
 		if seesLink(m, l) {
 			for _, id := range m.remoteQabls {
-				if e := s.qabls[id]; e != nil {
+				if e := s.qabls[id]; e != nil && e.relay != relayAgg {
 					out = append(out, e)
 				}
 			}
@@ -70,7 +70,7 @@ func (s *Session) visibleTokensLocked(l *link) []*tokEntry {
 	for m := range s.links {
 		if seesLink(m, l) {
 			for _, id := range m.remoteTokens {
-				if e := s.tokens[id]; e != nil {
+				if e := s.tokens[id]; e != nil && e.relay != relayAgg {
 					out = append(out, e)
 				}
 			}

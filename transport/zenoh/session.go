@@ -55,11 +55,23 @@ type Session struct {
 	gossip *gossiper // nil when gossip is off
 
 	stats statsCounters // see Stats
-	// reassembly counts the bytes of the links' reassembly buffers
-	// (large.go), bounded by MaxSessionReassembly.
+	// reassembly counts the bytes of the messages the links are
+	// reassembling (a copy of defrag.inUse); defrag counts them and the
+	// buffers kept between messages (reassembly.go).
 	reassembly atomic.Int64
-	// adm counts the inbound handshakes in progress (limits.go).
+	defrag     defragStore
+	// adm counts the inbound handshakes in progress (admission.go).
 	adm admission
+	// aliasHeld counts the memory of the links' aliases (aliases.go).
+	aliasMu   sync.Mutex
+	aliasHeld int
+	// txHeld counts what the links hold to send (queue_limits.go).
+	txHeld atomic.Int64
+	// relay counts the declarations relayed for links (routing_relay.go).
+	relay relayTable
+	// pend counts the requests from remote nodes in progress
+	// (query_limits.go).
+	pend pendingQueries
 }
 
 // Open starts a session: it listens on cfg.Listen and dials cfg.Connect,
@@ -236,15 +248,15 @@ func (s *Session) acceptLoop(ln net.Listener) {
 			}
 			return
 		}
-		ip := sourceAddr(conn)
-		if !s.admit(conn, ip) {
+		p, ok := s.admit(conn, sourceAddr(conn))
+		if !ok {
 			continue // refused over a limit (see admit)
 		}
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			l, err := s.handshake(s.ctx, conn, false)
-			s.adm.leave(ip)
+			l, err := s.handshake(s.ctx, conn, false, p)
+			s.adm.leave(p)
 			if le := (*limitError)(nil); errors.As(err, &le) {
 				s.refuse(conn, le.limit, le.what)
 				return
@@ -278,7 +290,7 @@ func (s *Session) dialLoop(ep endpoint, first chan<- error, deadline time.Time) 
 		conn, err := d.DialContext(s.ctx, "tcp", ep.addr)
 		var l *link
 		if err == nil {
-			l, err = s.handshake(s.ctx, conn, true)
+			l, err = s.handshake(s.ctx, conn, true, nil)
 			if err != nil {
 				_ = conn.Close()
 			}
@@ -318,7 +330,13 @@ func (s *Session) dialLoop(ep endpoint, first chan<- error, deadline time.Time) 
 				return
 			}
 			s.log.Warn("zenoh: link lost, redialling", "endpoint", ep.String(), "cause", l.cause)
-			delay = s.cfg.RetryInterval
+			if errors.Is(l.cause, errRemoteInvalid) {
+				// The remote refused what we sent (over one of its limits,
+				// say): it may again, so back off.
+				delay = min(2*delay, maxRetryFactor*s.cfg.RetryInterval)
+			} else {
+				delay = s.cfg.RetryInterval
+			}
 		case existing != nil:
 			// Already linked to that node (it dialled us): dial again only
 			// once that link is gone.
@@ -412,34 +430,44 @@ func (s *Session) register(l *link) (*link, error) {
 		other.close(wire.CloseMaxLinks, errDuplicateLink)
 		replacing = true
 	}
-	if limit, max := s.linkLimitLocked(l); limit != "" && !l.dialed && !replacing {
-		s.refuse(l.conn, limit, "links")
-		close(l.finished)
-		return nil, &limitError{limit: limit, max: max, what: "link count"}
+	if !l.dialed && !replacing {
+		if err := s.makeRoomLocked(l); err != nil {
+			le := err.(*limitError)
+			s.refuse(l.conn, le.limit, "links")
+			close(l.finished)
+			return nil, err
+		}
 	}
 	s.links[l] = struct{}{}
 	// Push our declarations: to peers and routers as the answer to the
 	// implicit initial interest (terminated by D_FINAL with id 0), to a
 	// router when we are its client.
 	l.wantsDecl = !l.isClient()
+	s.countAggLocked(l)
 	if l.wantsDecl {
 		var scratch []byte
 		for _, e := range s.sortedEntries() {
-			if s.visible(e, l) {
+			if s.visible(e, l) && e.relay != relayAgg {
 				scratch = appendDeclareSubscriber(scratch[:0], nil, e.id, e.key)
 				l.queueCtrl(scratch)
 			}
 		}
 		for _, e := range s.sortedQabls() {
-			if qablVisible(e, l) {
+			if qablVisible(e, l) && e.relay != relayAgg {
 				scratch = appendDeclareQueryable(scratch[:0], nil, e.id, e.key, e.complete)
 				l.queueCtrl(scratch)
 			}
 		}
 		for _, e := range s.sortedTokens() {
-			if tokVisible(e, l) {
+			if tokVisible(e, l) && e.relay != relayAgg {
 				scratch = appendDeclareToken(scratch[:0], nil, e.id, e.key)
 				l.queueCtrl(scratch)
+			}
+		}
+		for _, kind := range []uint8{kindSub, kindQabl} {
+			if l.aggN[kind] > 0 {
+				l.queueCtrl(s.appendAggLocked(scratch[:0], l, kind, nil))
+				l.aggSent[kind] = true
 			}
 		}
 		if s.cfg.Mode == ModePeer && l.whatami != wire.Router {
@@ -500,6 +528,8 @@ func (s *Session) removeLink(l *link) {
 	for _, g := range gets {
 		g.final(l)
 	}
+	// Nobody waits for the answers to its own queries any more.
+	s.endLinkRequests(l)
 	l.log.Debug("zenoh: link down", "cause", l.cause)
 }
 
@@ -788,12 +818,17 @@ func (s *Session) handleInterest(l *link, m *wire.Interest) {
 		return
 	}
 	if m.Mode == wire.InterestCurrent || m.Mode == wire.InterestCurrentFuture {
+		future := m.Mode == wire.InterestCurrentFuture
 		if m.Options&wire.InterestSubscribers != 0 {
 			for _, e := range s.visibleEntriesLocked(l) {
 				if restrict == "" || intersects(restrict, e.key) {
 					scratch = appendDeclareSubscriber(scratch[:0], &id, e.id, e.key)
 					l.queueCtrl(scratch)
 				}
+			}
+			if l.aggN[kindSub] > 0 {
+				l.queueCtrl(s.appendAggLocked(scratch[:0], l, kindSub, &id))
+				l.aggSent[kindSub] = l.aggSent[kindSub] || future
 			}
 		}
 		if m.Options&wire.InterestTokens != 0 {
@@ -810,6 +845,10 @@ func (s *Session) handleInterest(l *link, m *wire.Interest) {
 					scratch = appendDeclareQueryable(scratch[:0], &id, e.id, e.key, e.complete)
 					l.queueCtrl(scratch)
 				}
+			}
+			if l.aggN[kindQabl] > 0 {
+				l.queueCtrl(s.appendAggLocked(scratch[:0], l, kindQabl, &id))
+				l.aggSent[kindQabl] = l.aggSent[kindQabl] || future
 			}
 		}
 		l.queueCtrl(appendDeclareFinal(scratch[:0], id))

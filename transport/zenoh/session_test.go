@@ -179,9 +179,13 @@ func TestUndeclareStopsRemoteTraffic(t *testing.T) {
 	}
 	// a learns of the undeclaration: no matching subscribers remain.
 	ctx := testCtx(t)
-	for p.HasMatchingSubscribers() {
+	for {
+		ch := a.waitChange() // before looking: a change meanwhile closes it
+		if !p.HasMatchingSubscribers() {
+			return
+		}
 		select {
-		case <-a.waitChange():
+		case <-ch:
 		case <-ctx.Done():
 			t.Fatal("publisher still matching after Undeclare")
 		}

@@ -31,6 +31,15 @@ type Stats struct {
 	// LinksClosedForLimits counts the established links closed because
 	// their remote exceeded a limit.
 	LinksClosedForLimits uint64
+	// LinksEvicted counts the idle accepted links closed to make room for
+	// a new one (see Limits.MaxLinks).
+	LinksEvicted uint64
+	// ClosedByRemote counts the links a remote closed as invalid (CLOSE
+	// with reason INVALID): what a Go session does when a link exceeds one
+	// of its limits, such as its MaxDeclarations. Each is logged as a
+	// warning with the number of declarations the session had announced
+	// to it.
+	ClosedByRemote uint64
 	// ByLimit counts every time a limit was hit, by its name (the Limit*
 	// constants, or a name given by the part of the session that applies
 	// it, such as a message dropped for its size). Limits never hit are
@@ -49,6 +58,8 @@ type statsCounters struct {
 	mu      sync.Mutex
 	refused uint64
 	closed  uint64
+	evictL  uint64
+	byPeer  uint64
 	byLimit map[string]uint64
 	logged  map[string]time.Time // when a hit of each limit was last logged
 }
@@ -61,7 +72,22 @@ const logEvery = time.Second
 func (c *statsCounters) snapshot() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return Stats{LinksRefused: c.refused, LinksClosedForLimits: c.closed, ByLimit: maps.Clone(c.byLimit)}
+	return Stats{LinksRefused: c.refused, LinksClosedForLimits: c.closed,
+		LinksEvicted: c.evictL, ClosedByRemote: c.byPeer, ByLimit: maps.Clone(c.byLimit)}
+}
+
+// closedByRemote counts a link the remote closed as invalid.
+func (c *statsCounters) closedByRemote() {
+	c.mu.Lock()
+	c.byPeer++
+	c.mu.Unlock()
+}
+
+// evictedLink counts a link closed for a newcomer.
+func (c *statsCounters) evictedLink() {
+	c.mu.Lock()
+	c.evictL++
+	c.mu.Unlock()
 }
 
 // add counts one hit of limit; refused and closed add to the link totals.

@@ -38,8 +38,14 @@ const ddsMaxInFlight = 8 << 20
 // endian).
 const ddsEncap = "\x00\x01\x00\x00"
 
-// ddsQoS returns the QoS of every bench endpoint.
-func ddsQoS() dds.QoS { return dds.QoS{Reliability: dds.Reliable, History: dds.KeepAll} }
+// ddsQoS returns the QoS of every bench endpoint: reliable, KEEP_ALL, and
+// a writer that waits for room as long as a bench row may take rather than
+// failing after DDS's default 100 ms (a reader process descheduled that
+// long on a loaded machine made a write fail with ErrTimeout): the rows
+// measure flow-controlled throughput, and lose nothing.
+func ddsQoS() dds.QoS {
+	return dds.QoS{Reliability: dds.Reliable, History: dds.KeepAll, MaxBlocking: 30 * time.Second}
+}
 
 // DDS is the pure-Go DDS transport between two participants of this
 // process, over UDP on 127.0.0.1 (afor mode: dds.SubscribeCodec; native:

@@ -221,6 +221,12 @@ func runPipeline(ctx context.Context, cfg PipelineConfig, row string) (p *Pipeli
 	if err := pause(ctx, cfg.Window, row, cfg.Progress); err != nil {
 		return nil, err
 	}
+	// The window ends once every node with inputs received some: a loaded
+	// machine may carry no image through in a short window (the smoke
+	// test's half second).
+	if err := waitFlowing(ctx, procs); err != nil {
+		return nil, err
+	}
 	after, t1, err := cpuOf(pids)
 	if err != nil {
 		return nil, err

@@ -22,6 +22,11 @@ package rmw
 // Issue 16: Message.Stable, set by a middleware that hands the received
 // payload over, so that package ros decodes large sequences without copying
 // them.
+//
+// Issue 27: EndpointStatus and StatusSource, an optional interface of
+// publishers and subscriptions whose middleware tracks matching and
+// liveliness in its protocol (DDS); package ros derives both from the
+// graph for the others.
 
 import (
 	"context"
@@ -198,6 +203,16 @@ type Matcher interface {
 	WaitMatched(ctx context.Context, n int) error
 }
 
+// AckWaiter is implemented by the publishers of a middleware whose
+// subscriptions acknowledge what they received (DDS: a reliable writer's
+// readers); package ros asks for it with a type assertion, and the others
+// have nothing to wait for (rmw_zenoh answers wait_for_all_acked at once).
+type AckWaiter interface {
+	// WaitAcknowledged waits until every matched reliable subscription
+	// has acknowledged everything published before the call.
+	WaitAcknowledged(ctx context.Context) error
+}
+
 // IncompatibleQoS is the event of a publisher or subscription that found a
 // remote endpoint on its topic whose QoS it cannot match (rmw's
 // RMW_EVENT_OFFERED_QOS_INCOMPATIBLE and RMW_EVENT_REQUESTED_QOS_INCOMPATIBLE).
@@ -221,6 +236,29 @@ type QoSEventSource interface {
 	// on, until it is closed. f must not block. It is called at most once
 	// per endpoint.
 	OnIncompatibleQoS(f func(IncompatibleQoS))
+}
+
+// EndpointStatus is the protocol state of a publisher or subscription, as
+// a middleware that tracks it reports it (rmw's publication and
+// subscription matched statuses, and a subscription's liveliness changed
+// status).
+type EndpointStatus struct {
+	// Matched counts the remote endpoints matched now, TotalMatched the
+	// matches since the endpoint was created.
+	Matched, TotalMatched int
+	// Alive and NotAlive count, for a subscription, the matched publishers
+	// whose liveliness is asserted and those whose lease ran out.
+	Alive, NotAlive int
+}
+
+// StatusSource is implemented by the publishers and subscriptions of a
+// middleware that tracks matching and liveliness (DDS); package ros asks
+// for it with a type assertion.
+type StatusSource interface {
+	// OnStatus makes the endpoint call f, from a middleware goroutine,
+	// with its status now and after every change, until it is closed. f
+	// must not block; consecutive calls may skip intermediate states.
+	OnStatus(f func(EndpointStatus))
 }
 
 // Subscription receives a topic's messages through its deliver function.

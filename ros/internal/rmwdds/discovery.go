@@ -22,8 +22,16 @@ func (s *Session) onDiscovery(ev dds.DiscoveryEvent) {
 	case dds.ParticipantFound:
 		s.remotes[ev.Participant.GUID] = ev.Participant.Vendor
 		changed = s.cache.AddParticipant(ev.Participant.GUID, ev.Participant.UserData)
+		if e, ok := s.early[ev.Participant.GUID]; ok {
+			delete(s.early, ev.Participant.GUID)
+			changed = s.cache.UpdateInfo(e.info) || changed
+		}
 	case dds.ParticipantLost:
 		delete(s.remotes, ev.Participant.GUID)
+		delete(s.early, ev.Participant.GUID)
+		s.infoMu.Lock()
+		delete(s.infoIn, ev.Participant.GUID)
+		s.infoMu.Unlock()
 		changed = s.cache.RemoveParticipant(ev.Participant.GUID)
 	case dds.EndpointFound:
 		e := ev.Endpoint
@@ -43,7 +51,7 @@ func (s *Session) onDiscovery(ev dds.DiscoveryEvent) {
 		changed = s.cache.RemoveEndpoint(ev.Endpoint.GUID)
 	}
 	if changed {
-		s.graph.Input(s.cache.Graph())
+		s.markDirtyLocked()
 	}
 }
 

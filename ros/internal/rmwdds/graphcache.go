@@ -40,6 +40,9 @@ type GraphCache struct {
 	enclaves  map[dds.GUID]string // participant → enclave
 	infos     map[dds.GUID]ParticipantInfo
 	endpoints map[dds.GUID]graphEndpoint
+	// byParticipant indexes endpoints by participant, so that removing
+	// one does not walk them all.
+	byParticipant map[dds.GUID]map[dds.GUID]struct{}
 }
 
 // graphEndpoint is an Endpoint turned into a ROS endpoint (or not).
@@ -54,6 +57,8 @@ func NewGraphCache() *GraphCache {
 		enclaves:  make(map[dds.GUID]string),
 		infos:     make(map[dds.GUID]ParticipantInfo),
 		endpoints: make(map[dds.GUID]graphEndpoint),
+
+		byParticipant: make(map[dds.GUID]map[dds.GUID]struct{}),
 	}
 }
 
@@ -75,12 +80,13 @@ func (c *GraphCache) RemoveParticipant(guid dds.GUID) bool {
 	_, changed := c.infos[guid]
 	delete(c.enclaves, guid)
 	delete(c.infos, guid)
-	for g, e := range c.endpoints {
-		if dds.GUID(g).Participant() == guid {
+	for g := range c.byParticipant[guid] {
+		if e, ok := c.endpoints[g]; ok {
 			delete(c.endpoints, g)
 			changed = changed || e.kind != 0
 		}
 	}
+	delete(c.byParticipant, guid)
 	return changed
 }
 
@@ -113,6 +119,13 @@ func (c *GraphCache) AddEndpoint(e Endpoint) bool {
 		return false
 	}
 	c.endpoints[e.GUID] = ge
+	pg := e.GUID.Participant()
+	m := c.byParticipant[pg]
+	if m == nil {
+		m = make(map[dds.GUID]struct{})
+		c.byParticipant[pg] = m
+	}
+	m[e.GUID] = struct{}{}
 	return ge.kind != 0
 }
 
@@ -123,6 +136,12 @@ func (c *GraphCache) RemoveEndpoint(guid dds.GUID) bool {
 		return false
 	}
 	delete(c.endpoints, guid)
+	if m := c.byParticipant[guid.Participant()]; m != nil {
+		delete(m, guid)
+		if len(m) == 0 {
+			delete(c.byParticipant, guid.Participant())
+		}
+	}
 	return e.kind != 0
 }
 

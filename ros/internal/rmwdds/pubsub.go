@@ -77,6 +77,10 @@ func (p *publisher) Matched() int { return p.w.Status().Matched }
 // (rmw.Matcher).
 func (p *publisher) WaitMatched(ctx context.Context, n int) error { return p.w.WaitMatched(ctx, n) }
 
+// WaitAcknowledged waits until the writer's reliable readers acknowledged
+// everything written (rmw.AckWaiter).
+func (p *publisher) WaitAcknowledged(ctx context.Context) error { return p.w.WaitAcknowledged(ctx) }
+
 // Close closes the writer.
 func (p *publisher) Close() error {
 	p.once.Do(func() {

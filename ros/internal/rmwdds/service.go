@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/afor-go/afor"
 	"github.com/afor-go/afor/ros/internal/rmw"
@@ -98,17 +99,24 @@ func (s *service) onRequest(smp dds.Sample, handle func(rmw.Request)) {
 	}})
 }
 
+// replyMatchWait is how long a reply waits at least for the client's reply
+// reader to match: rmw_fastrtps waits 100 ms (the reply writer's
+// MaxBlocking), which a loaded machine overruns, losing the reply (a
+// request from rclpy lost 1 in 20 under load); the reader is on its way,
+// since its client's request writer matched already.
+const replyMatchWait = time.Second
+
 // replyIdentity writes the reply to request id with its inline sample
-// identity. When id names the client's reply reader, it first waits up to
-// the reply writer's MaxBlocking for that reader to match, as a Fast DDS
-// server does, and drops the reply (counted) if it does not: the client
-// could not receive it.
+// identity. When id names the client's reply reader, it first waits for
+// that reader to match, as a Fast DDS server does, up to the reply
+// writer's MaxBlocking or replyMatchWait, whichever is longer, and drops
+// the reply (counted) if it does not: the client could not receive it.
 func (s *service) replyIdentity(id SampleIdentity, payload []byte) error {
 	related, wait := ReplyIdentity(id)
 	ctx := context.Background()
 	if wait && !s.rr.MatchedReader(related.GUID) {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.rr.QoS().MaxBlocking)
+		ctx, cancel = context.WithTimeout(ctx, max(s.rr.QoS().MaxBlocking, replyMatchWait))
 		defer cancel()
 		if err := s.rr.WaitMatchedReader(ctx, related.GUID); err != nil {
 			s.n.s.droppedReplies.Add(1)

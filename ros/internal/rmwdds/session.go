@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/afor-go/afor"
 	"github.com/afor-go/afor/ros/internal/rmw"
@@ -40,7 +41,20 @@ type Stats struct {
 	// request, and replies a server dropped because the client's reply
 	// reader did not match in time.
 	DroppedReplies uint64
+	// RefusedDiscoveryInfo counts ros_discovery_info samples ignored
+	// because they describe another participant than their writer's, or
+	// list more than MaxNodesPerParticipant nodes or
+	// MaxEntitiesPerParticipant readers and writers.
+	RefusedDiscoveryInfo uint64
 }
+
+// Bounds of what one participant's ros_discovery_info sample may list: a
+// sample over them is ignored (Stats.RefusedDiscoveryInfo). A component
+// container with a hundred nodes lists about 1600 readers and writers.
+const (
+	MaxNodesPerParticipant    = 1024
+	MaxEntitiesPerParticipant = 16384
+)
 
 // Session is an rmw.Session over one DDS participant, with the
 // conventions of the ROS 2 DDS middlewares. All methods are safe for
@@ -54,7 +68,21 @@ type Session struct {
 	infoR   *dds.Reader
 	unwatch func()
 
-	badInfo, droppedRequests, droppedReplies atomic.Uint64
+	badInfo, droppedRequests, droppedReplies, refusedInfo atomic.Uint64
+
+	// infoIn holds the last ros_discovery_info payload of each writer's
+	// participant, not yet applied: the reader's callback, which runs in
+	// the goroutine that delivers user data, only stores it there, and
+	// the graph goroutine (graphLoop) parses and applies it. One entry
+	// per participant, replaced by each sample: its size is bounded by
+	// the participants the transport admits. graphDirty asks that
+	// goroutine for a new graph snapshot; kick wakes it.
+	infoMu     sync.Mutex
+	infoIn     map[dds.GUID][]byte
+	graphDirty bool
+	kick       chan struct{}
+	stop       chan struct{}
+	graphDone  chan struct{}
 
 	mu      sync.Mutex
 	local   *LocalEntities
@@ -65,9 +93,13 @@ type Session struct {
 	requestReaders map[string]map[dds.GUID][2]byte
 	nodes          map[*node]struct{}
 	closed         bool
+	// early holds the ros_discovery_info of participants whose
+	// ParticipantFound event has not come yet (discovery events are
+	// delivered by a goroutine of their own), with when it came.
+	early map[dds.GUID]earlyInfo
 
-	infoMu  sync.Mutex // serialises writeInfo
-	infoBuf []byte     // guarded by infoMu
+	writeMu sync.Mutex // serialises writeInfo
+	infoBuf []byte     // guarded by writeMu
 }
 
 var _ rmw.Session = (*Session)(nil)
@@ -105,12 +137,20 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		remotes:        make(map[dds.GUID][2]byte),
 		requestReaders: make(map[string]map[dds.GUID][2]byte),
 		nodes:          make(map[*node]struct{}),
+		infoIn:         make(map[dds.GUID][]byte),
+		early:          make(map[dds.GUID]earlyInfo),
+		kick:           make(chan struct{}, 1),
+		stop:           make(chan struct{}),
+		graphDone:      make(chan struct{}),
 	}
+	go s.graphLoop()
 	s.cache.AddParticipant(p.GUID(), dc.UserData)
 	if s.infoW, err = dds.NewWriter(p, DiscoveryInfoTopic(), DiscoveryInfoWriterQoS()); err == nil {
 		s.infoR, err = dds.NewReaderFunc(p, DiscoveryInfoTopic(), DiscoveryInfoReaderQoS(), s.onInfo)
 	}
 	if err != nil {
+		close(s.stop)
+		<-s.graphDone
 		_ = p.Close()
 		return nil, err
 	}
@@ -135,25 +175,130 @@ func (s *Session) Stats() Stats {
 		BadDiscoveryInfo: s.badInfo.Load(),
 		DroppedRequests:  s.droppedRequests.Load(),
 		DroppedReplies:   s.droppedReplies.Load(),
+
+		RefusedDiscoveryInfo: s.refusedInfo.Load(),
 	}
 }
 
-// onInfo applies a ros_discovery_info sample.
+// onInfo takes a ros_discovery_info sample: it keeps the payload as its
+// participant's latest, for graphLoop to apply. It runs in the goroutine
+// that delivers user samples, so it does no more than that.
 func (s *Session) onInfo(smp dds.Sample) {
-	info, err := ParseParticipantInfo(smp.Payload)
-	if err != nil {
-		s.badInfo.Add(1)
-		s.log.Debug("rmwdds: ros_discovery_info sample ignored", "writer", smp.Writer, "err", err)
-		return
-	}
-	if info.GUID == s.p.GUID() {
+	pg := smp.Writer.Participant()
+	if pg == s.p.GUID() {
 		return // ours, known first hand
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.closed && s.cache.UpdateInfo(info) {
-		s.graph.Input(s.cache.Graph())
+	s.infoMu.Lock()
+	s.infoIn[pg] = smp.Payload
+	s.infoMu.Unlock()
+	s.wake()
+}
+
+// wake asks graphLoop to run.
+func (s *Session) wake() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
 	}
+}
+
+// markDirtyLocked asks graphLoop for a new graph snapshot. s.mu must be
+// held.
+func (s *Session) markDirtyLocked() {
+	s.graphDirty = true
+	s.wake()
+}
+
+// graphLoop applies the ros_discovery_info samples taken by onInfo, and
+// inputs a graph snapshot when something changed: one per round,
+// however many samples and discovery events came in meanwhile.
+func (s *Session) graphLoop() {
+	defer close(s.graphDone)
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-s.kick:
+		}
+		var in map[dds.GUID][]byte
+		s.infoMu.Lock()
+		if len(s.infoIn) > 0 {
+			in, s.infoIn = s.infoIn, make(map[dds.GUID][]byte)
+		}
+		s.infoMu.Unlock()
+		infos := make([]ParticipantInfo, 0, len(in))
+		for pg, payload := range in {
+			if info, ok := s.checkInfo(pg, payload); ok {
+				infos = append(infos, info)
+			}
+		}
+		s.mu.Lock()
+		changed := s.graphDirty
+		s.graphDirty = false
+		now := time.Now()
+		for _, info := range infos {
+			switch _, known := s.remotes[info.GUID]; {
+			case s.closed:
+			case !known:
+				s.keepEarlyLocked(info, now)
+			case s.cache.UpdateInfo(info):
+				changed = true
+			}
+		}
+		if changed && !s.closed {
+			s.graph.Input(s.cache.Graph())
+		}
+		s.mu.Unlock()
+	}
+}
+
+// earlyInfo is a ros_discovery_info sample that came before its
+// participant's ParticipantFound event.
+type earlyInfo struct {
+	info ParticipantInfo
+	at   time.Time
+}
+
+// maxEarly bounds Session.early; earlyFor is how long an entry is kept.
+const (
+	maxEarly = 1024
+	earlyFor = 30 * time.Second
+)
+
+// keepEarlyLocked keeps info until its participant is found. s.mu must be
+// held.
+func (s *Session) keepEarlyLocked(info ParticipantInfo, now time.Time) {
+	for g, e := range s.early {
+		if now.Sub(e.at) > earlyFor {
+			delete(s.early, g)
+		}
+	}
+	if _, ok := s.early[info.GUID]; ok || len(s.early) < maxEarly {
+		s.early[info.GUID] = earlyInfo{info: info, at: now}
+	}
+}
+
+// checkInfo decodes the ros_discovery_info payload of participant pg and
+// checks that it describes pg within the bounds.
+func (s *Session) checkInfo(pg dds.GUID, payload []byte) (ParticipantInfo, bool) {
+	info, err := ParseParticipantInfo(payload)
+	if err != nil {
+		s.badInfo.Add(1)
+		s.log.Debug("rmwdds: ros_discovery_info sample ignored", "participant", pg, "err", err)
+		return info, false
+	}
+	entities := 0
+	for _, n := range info.Nodes {
+		entities += len(n.Readers) + len(n.Writers)
+	}
+	if info.GUID != pg || len(info.Nodes) > MaxNodesPerParticipant || entities > MaxEntitiesPerParticipant {
+		if s.refusedInfo.Add(1) == 1 {
+			s.log.Warn("rmwdds: ros_discovery_info sample refused", "participant", pg, "describes", info.GUID,
+				"nodes", len(info.Nodes), "entities", entities)
+		}
+		return info, false
+	}
+	return info, true
 }
 
 // vendorOf returns the vendor of the participant of entity g.
@@ -186,11 +331,11 @@ func (s *Session) changedLocked() {
 
 // writeInfo writes this participant's current ros_discovery_info sample.
 // It is called without s.mu, so that a transport delivering to local
-// readers in the writing goroutine cannot deadlock; infoMu keeps the
+// readers in the writing goroutine cannot deadlock; writeMu keeps the
 // samples in the order of the states they describe.
 func (s *Session) writeInfo() {
-	s.infoMu.Lock()
-	defer s.infoMu.Unlock()
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
 	s.mu.Lock()
 	info := s.local.Info()
 	s.mu.Unlock()
@@ -268,6 +413,8 @@ func (s *Session) Close() error {
 	s.mu.Unlock()
 	s.unwatch()
 	err := s.p.Close()
+	close(s.stop)
+	<-s.graphDone
 	s.graph.CloseWithError(ErrClosed)
 	return err
 }

@@ -101,6 +101,10 @@ def _measure(last, duration, warmup, reseed):
         raise RuntimeError("no hop during warm-up")
     c0, t0, cpu0 = last[0], time.perf_counter(), time.process_time()
     time.sleep(duration)
+    # At least one hop in the window: on a loaded machine one hop may take
+    # longer than a short window (the window then ends with that hop).
+    while last[0] == c0 and time.perf_counter() - t0 < duration + 30:
+        time.sleep(0.001)
     c1, t1, cpu1 = last[0], time.perf_counter(), time.process_time()
     return {"hops": c1 - c0, "seconds": t1 - t0, "cpu_seconds": cpu1 - cpu0}
 
@@ -243,6 +247,8 @@ def run_afor(role, ns, duration, warmup):
                 raise RuntimeError("no hop during warm-up")
             c0, t0, cpu0 = last[0], time.perf_counter(), time.process_time()
             await asyncio.sleep(duration)
+            while last[0] == c0 and time.perf_counter() - t0 < duration + 30:  # at least one hop
+                await asyncio.sleep(0.001)
             c1, t1, cpu1 = last[0], time.perf_counter(), time.process_time()
             return {"hops": c1 - c0, "seconds": t1 - t0, "cpu_seconds": cpu1 - cpu0}
 

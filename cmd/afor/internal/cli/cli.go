@@ -1,5 +1,5 @@
 // Package cli implements the commands of the afor command-line tool: what
-// `ros2 topic|node|service|action|param|interface` and the Zenoh examples
+// `ros2 topic|node|service|action|param|lifecycle|interface|bag`, tf2's tools and the Zenoh examples
 // (z_put, z_sub, z_get, z_liveliness, z_scout) do, in pure Go. Package main
 // only wires it to the process (arguments, standard streams, signals), so
 // the commands run in tests without building a binary.
@@ -67,9 +67,11 @@ func commands() []command {
 	cs = append(cs, serviceCommands()...)
 	cs = append(cs, actionCommands()...)
 	cs = append(cs, paramCommands()...)
+	cs = append(cs, lifecycleCommands()...)
 	cs = append(cs, interfaceCommands()...)
 	cs = append(cs, zenohCommands()...)
 	cs = append(cs, tfCommands()...)
+	cs = append(cs, bagCommands()...)
 	return cs
 }
 

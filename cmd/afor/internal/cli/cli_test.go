@@ -8,9 +8,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/afor-go/afor/ros"
+	"github.com/afor-go/afor/ros/dynmsg"
+	"github.com/afor-go/afor/ros/idl"
 	"github.com/afor-go/afor/ros/msgs/example_interfaces"
 	"github.com/afor-go/afor/ros/msgs/std_msgs"
 	"github.com/afor-go/afor/ros/msgs/std_srvs"
@@ -289,11 +292,11 @@ func TestParams(t *testing.T) {
 		t.Fatalf("param set: %d %q %q", code, out, errOut)
 	}
 	code, out, _ = w.run(ctx, "param", "list", "/peer")
-	if code != 0 || out != "  arm.names\n  speed\n  use_sim_time\n" {
+	if code != 0 || out != "  arm.names\n  speed\n  start_type_description_service\n  use_sim_time\n" {
 		t.Fatalf("param list: %d %q", code, out)
 	}
 	code, out, _ = w.run(ctx, "param", "dump", "/peer")
-	want := "/peer:\n  ros__parameters:\n    arm:\n      names:\n      - a\n      - b\n    speed: 7\n    use_sim_time: false\n"
+	want := "/peer:\n  ros__parameters:\n    arm:\n      names:\n      - a\n      - b\n    speed: 7\n    start_type_description_service: true\n    use_sim_time: false\n"
 	if code != 0 || out != want {
 		t.Fatalf("param dump: %d %q, want %q", code, out, want)
 	}
@@ -351,5 +354,57 @@ func TestInterfacesFolder(t *testing.T) {
 	code, _, errOut = w.run(ctx, "topic", "pub", "/thing", "my_pkg/msg/Thing", "{}", "--interfaces", filepath.Join(dir, "nope"))
 	if code != 1 || !strings.Contains(errOut, "not a folder of interface packages") {
 		t.Fatalf("bad --interfaces: %d %q", code, errOut)
+	}
+}
+
+// topic echo of a type afor does not know: the publisher's node describes
+// it (~/get_type_description), and echo decodes with that description once
+// its hash is the one advertised; a publisher that cannot describe it
+// leaves a clear error.
+func TestEchoTypeDescribedByPublisher(t *testing.T) {
+	w := newWorld(t)
+	ctx := testCtx(t)
+	defs := fstest.MapFS{"my_pkg/msg/Thing.msg": {Data: []byte("# a custom type\nint32 a\nstring b\nfloat64[] c\n")}}
+	reg := idl.NewRegistry()
+	if err := reg.LoadFS(defs); err != nil {
+		t.Fatal(err)
+	}
+	typ, err := dynmsg.NewType(reg, "my_pkg/msg/Thing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, err := typ.Encode(dynmsg.Message{"a": int32(3), "b": "x y", "c": []float64{1.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish := func(node *ros.Node, topic string) {
+		t.Helper()
+		pub, err := ros.NewRawPublisher(node, topic, ros.RawType{Name: "my_pkg/msg/Thing", Hash: typ.Hash()}, ros.QoSTransientLocal(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pub.Publish(ctx, payload); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := ros.Open(ctx, ros.WithMiddleware(ros.Memory(w.net)), ros.WithInterfaces(defs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	knows, err := c.NewNode("knows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish(knows, "/thing")
+	code, out, errOut := w.run(ctx, "topic", "echo", "/thing", "--once")
+	if code != 0 || out != "a: 3\nb: x y\nc:\n- 1.5\n---\n" {
+		t.Fatalf("echo: %d %q %q", code, out, errOut)
+	}
+	publish(w.node, "/other") // a node without the definition
+	code, _, errOut = w.run(ctx, "topic", "echo", "/other", "--once")
+	if code != 1 || !strings.Contains(errOut, `unknown message type "my_pkg/msg/Thing"`) || !strings.Contains(errOut, "nor could its publishers describe it") ||
+		!strings.Contains(errOut, "Failed to populate TypeDescription") {
+		t.Fatalf("echo of an undescribed type: %d %q", code, errOut)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -141,6 +142,55 @@ func subscriptionQoS(pubs []ros.Endpoint) ros.QoS {
 	return q
 }
 
+// describedType builds the type name whose hash is hash from the type
+// description one of pubs's nodes gives (~/get_type_description), once
+// the RIHS01 hash computed from that description is the advertised one.
+func describedType(ctx context.Context, rf *rosFlags, cn *cliNode, name, hash string, pubs []ros.Endpoint) (*dynmsg.Type, error) {
+	var errs []error
+	asked := map[string]bool{}
+	for _, p := range pubs {
+		node := p.Node.FullyQualifiedName()
+		if p.TypeHash != hash || asked[node] || p.Node.Name == "" || p.Node.Name == "_NODE_NAME_UNKNOWN_" {
+			continue
+		}
+		asked[node] = true
+		t, err := describedTypeFrom(ctx, rf, cn, node, name, hash)
+		if err == nil {
+			return t, nil
+		}
+		errs = append(errs, err)
+	}
+	if len(errs) == 0 {
+		return nil, fmt.Errorf("no publisher of %s with hash %s to ask", name, hash)
+	}
+	return nil, errors.Join(errs...)
+}
+
+func describedTypeFrom(ctx context.Context, rf *rosFlags, cn *cliNode, node, name, hash string) (*dynmsg.Type, error) {
+	tc, err := ros.NewTypeDescriptionClient(cn.node, node)
+	if err != nil {
+		return nil, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, max(rf.spinTime, 2*time.Second))
+	defer cancel()
+	if err := tc.WaitReady(wctx); err != nil {
+		return nil, err
+	}
+	info, err := tc.Get(wctx, name, hash, false)
+	if err != nil {
+		return nil, err
+	}
+	t, err := dynmsg.NewTypeFromDescription(info.Description)
+	if err != nil {
+		return nil, fmt.Errorf("the description of %s from %s: %w", name, node, err)
+	}
+	if t.Hash() != hash {
+		return nil, fmt.Errorf("the description of %s from %s hashes to %s, the topic advertises %s", name, node, t.Hash(), hash)
+	}
+	rf.env.logger().Debug("a type described by its publisher", "type", name, "node", node)
+	return t, nil
+}
+
 // rawSub subscribes to topic with its type as the graph (or typeName)
 // gives it, and returns the sub and the dynmsg type.
 func rawSub(ctx context.Context, rf *rosFlags, cn *cliNode, topic, typeName string, wait bool, qos *ros.QoS) (*afor.Sub[ros.RawMessage], *dynmsg.Type, error) {
@@ -153,6 +203,17 @@ func rawSub(ctx context.Context, rf *rosFlags, cn *cliNode, topic, typeName stri
 		return nil, nil, err
 	}
 	t, err := messageType(reg, name)
+	// A type this process has no definition of, or another version of it
+	// than the publishers': ask them for its description.
+	if hash != "" && (errors.Is(err, dynmsg.ErrUnknownType) || err == nil && t.Hash() != hash) {
+		dt, derr := describedType(ctx, rf, cn, name, hash, pubs)
+		switch {
+		case derr == nil:
+			t, err = dt, nil
+		case err != nil:
+			err = fmt.Errorf("%w (nor could its publishers describe it: %v)", err, derr)
+		}
+	}
 	if err != nil {
 		return nil, nil, err
 	}
