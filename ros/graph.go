@@ -41,6 +41,15 @@ type NodeInfo struct {
 	Enclave   string
 }
 
+// unknownNodeName is the name rmw_dds_common gives, and the ROS tools show,
+// for an endpoint no node has claimed (yet).
+const unknownNodeName = "_NODE_NAME_UNKNOWN_"
+
+// Known reports whether n names a node: false for the zero NodeInfo and for
+// the placeholder "_NODE_NAMESPACE_UNKNOWN_/_NODE_NAME_UNKNOWN_" under which
+// the graph over DDS lists an endpoint whose node it does not know yet.
+func (n NodeInfo) Known() bool { return n.Name != "" && n.Name != unknownNodeName }
+
 // FullyQualifiedName returns the namespace and name: "/a/b/talker".
 func (n NodeInfo) FullyQualifiedName() string {
 	if n.Namespace == "/" || n.Namespace == "" {
@@ -57,7 +66,7 @@ func nodeInfo(n rmw.NodeName) NodeInfo {
 // graph.
 type Endpoint struct {
 	Kind     EndpointKind
-	Node     NodeInfo // the zero NodeInfo when no node claims it
+	Node     NodeInfo // see NodeInfo.Known: no node may claim it (yet)
 	Name     string   // fully qualified topic or service name
 	Type     string   // "std_msgs/msg/String", "std_srvs/srv/SetBool"
 	TypeHash string

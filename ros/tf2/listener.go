@@ -166,7 +166,7 @@ func (l *Listener) authorityOf(gid ros.GID) string {
 	}
 	l.tried[gid] = time.Now()
 	for _, e := range l.node.Graph().Snapshot().Endpoints {
-		if e.GID == gid && e.Kind == ros.KindPublisher && e.Node.Name != "" {
+		if e.GID == gid && e.Kind == ros.KindPublisher && e.Node.Known() {
 			a := e.Node.FullyQualifiedName()
 			l.authority[gid] = a
 			delete(l.tried, gid)

@@ -20,4 +20,4 @@ import "github.com/afor-go/afor/transport/dds/internal/rtps"
 // metatraffic socket.
 
 // ackLocators returns the unicast locators a user writer announces.
-func (p *Participant) ackLocators() []rtps.Locator { return p.ackLocs }
+func (p *Participant) ackLocators() []rtps.Locator { return p.netView().acks }

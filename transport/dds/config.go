@@ -25,10 +25,14 @@ const (
 	RangeSubnet
 	// RangeLocalhost does not use multicast: announcements go by unicast to
 	// the discovery ports of the first 32 participant indices on
-	// 127.0.0.1 (and to the static peers), and only 127.0.0.1 is
-	// advertised.
+	// 127.0.0.1 (and to the static peers, on as many indices). As in the
+	// other ranges, and as Fast DDS, the participant announces the
+	// addresses of the host's interfaces (127.0.0.1 only when it has no
+	// other), so that a static peer on another host can reach it.
 	RangeLocalhost
-	// RangeOff discovers nothing automatically and ignores static peers.
+	// RangeOff discovers nothing: it ignores static peers and the
+	// announcements of other participants (Fast DDS limits the
+	// participant to itself).
 	RangeOff
 )
 
@@ -81,17 +85,22 @@ type Config struct {
 	// in the highest domains, as many as have ports below 65536.
 	MaxParticipantIndex int
 	// Interfaces lists the interfaces (by name, like "eth0") or IPv4
-	// addresses this participant advertises and joins multicast on.
-	// Default: every IPv4 interface that is up and multicast-capable,
-	// loopback only if there is no other.
+	// addresses this participant advertises and, in the SUBNET range,
+	// multicasts its announcements on and listens on (those of them that
+	// can multicast). Default: every IPv4 interface that is up, loopback
+	// only if there is no other. The interfaces are read again before
+	// every announcement: an interface that comes up or goes down, an
+	// address that changes, are announced at once.
 	Interfaces []string
 	// StaticPeers lists unicast peers, as ROS_STATIC_PEERS does (which is
 	// read when StaticPeers is nil): "host" probes the discovery ports of
 	// the first StaticPeerIndices participant indices, "host:port" sends
-	// to that port only.
+	// to that port only. They are used in the SUBNET and LOCALHOST
+	// ranges, not in OFF.
 	StaticPeers []string
 	// StaticPeerIndices is how many participant indices a port-less static
-	// peer is probed on. Default 4, as Fast DDS.
+	// peer is probed on. Default 4, or 32 in the LOCALHOST range, as Fast
+	// DDS under ROS 2.
 	StaticPeerIndices int
 	// Range is the automatic discovery range. RangeDefault reads
 	// ROS_AUTOMATIC_DISCOVERY_RANGE.
@@ -137,6 +146,9 @@ type Config struct {
 	// directGap, when set, replaces the package's directGap (a test hook
 	// for batching, see batch.go).
 	directGap time.Duration
+	// listInterfaces, when set, replaces the reading of the host's
+	// interfaces (a test hook, see netif.go).
+	listInterfaces func() ([]netIface, error)
 }
 
 // peerAddr is a static peer: a host and, when port is zero, every index
@@ -151,8 +163,8 @@ type resolved struct {
 	Config
 	rng        DiscoveryRange
 	multicast  bool
-	addrs      []netip.Addr // advertised unicast addresses
-	mcastIfs   []net.IP     // interfaces to join multicast on
+	ifs        []netIface // the host's interfaces when resolved
+	interfaces func() ([]netIface, error)
 	peers      []peerAddr
 	logger     *slog.Logger
 	getenv     func(string) string
@@ -198,10 +210,7 @@ func (c Config) resolve() (*resolved, error) {
 	if userUnicastPort(r.DomainID, r.MaxParticipantIndex) > 65535 {
 		return nil, fmt.Errorf("%w: MaxParticipantIndex %d gives ports beyond 65535 in domain %d", ErrInvalidConfig, r.MaxParticipantIndex, r.DomainID)
 	}
-	switch {
-	case c.StaticPeerIndices == 0:
-		r.StaticPeerIndices = DefaultStaticPeerIndices
-	case c.StaticPeerIndices < 0:
+	if c.StaticPeerIndices < 0 {
 		return nil, fmt.Errorf("%w: negative StaticPeerIndices", ErrInvalidConfig)
 	}
 	switch {
@@ -252,6 +261,12 @@ func (c Config) resolve() (*resolved, error) {
 		return nil, fmt.Errorf("%w: unknown Range %d", ErrInvalidConfig, int(c.Range))
 	}
 	r.multicast = r.rng == RangeSubnet && !c.NoMulticast
+	if c.StaticPeerIndices == 0 {
+		r.StaticPeerIndices = DefaultStaticPeerIndices
+		if r.rng == RangeLocalhost {
+			r.StaticPeerIndices = localhostPeerIndices
+		}
+	}
 	peers := c.StaticPeers
 	if peers == nil {
 		if s := strings.TrimSpace(r.getenv("ROS_STATIC_PEERS")); s != "" {
@@ -271,7 +286,14 @@ func (c Config) resolve() (*resolved, error) {
 			r.peers = append(r.peers, p...)
 		}
 	}
-	if err := r.pickInterfaces(); err != nil {
+	r.interfaces = c.listInterfaces
+	if r.interfaces == nil {
+		r.interfaces = listInterfaces
+	}
+	if r.ifs, err = r.interfaces(); err != nil {
+		return nil, fmt.Errorf("dds: listing interfaces: %w", err)
+	}
+	if _, _, err := r.selectAddrs(r.ifs, true); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -307,69 +329,4 @@ func parsePeer(s string) ([]peerAddr, error) {
 		return nil, fmt.Errorf("%w: static peer %q has no IPv4 address", ErrInvalidConfig, s)
 	}
 	return out, nil
-}
-
-// pickInterfaces chooses the advertised addresses and multicast interfaces.
-func (r *resolved) pickInterfaces() error {
-	loop := netip.AddrFrom4([4]byte{127, 0, 0, 1})
-	if r.rng == RangeLocalhost {
-		r.addrs = []netip.Addr{loop}
-		r.mcastIfs = []net.IP{net.IPv4(127, 0, 0, 1)}
-		return nil
-	}
-	ifs, err := net.Interfaces()
-	if err != nil {
-		return fmt.Errorf("dds: listing interfaces: %w", err)
-	}
-	type cand struct {
-		addr  netip.Addr
-		mcast bool
-		loop  bool
-	}
-	var cands []cand
-	byName := map[string][]netip.Addr{}
-	for _, ifc := range ifs {
-		if ifc.Flags&net.FlagUp == 0 {
-			continue
-		}
-		as, err := ifc.Addrs()
-		if err != nil {
-			continue
-		}
-		for _, a := range as {
-			pfx, err := netip.ParsePrefix(a.String())
-			if err != nil || !pfx.Addr().Is4() {
-				continue
-			}
-			cands = append(cands, cand{pfx.Addr(), ifc.Flags&net.FlagMulticast != 0, ifc.Flags&net.FlagLoopback != 0})
-			byName[ifc.Name] = append(byName[ifc.Name], pfx.Addr())
-		}
-	}
-	if len(r.Interfaces) > 0 {
-		for _, s := range r.Interfaces {
-			if a, err := netip.ParseAddr(s); err == nil && a.Unmap().Is4() {
-				r.addrs = append(r.addrs, a.Unmap())
-				continue
-			}
-			as, ok := byName[s]
-			if !ok {
-				return fmt.Errorf("%w: interface %q not found or without IPv4 address", ErrInvalidConfig, s)
-			}
-			r.addrs = append(r.addrs, as...)
-		}
-	} else {
-		for _, c := range cands {
-			if c.mcast && !c.loop {
-				r.addrs = append(r.addrs, c.addr)
-			}
-		}
-		if len(r.addrs) == 0 {
-			r.addrs = []netip.Addr{loop}
-		}
-	}
-	for _, a := range r.addrs {
-		b := a.As4()
-		r.mcastIfs = append(r.mcastIfs, net.IPv4(b[0], b[1], b[2], b[3]))
-	}
-	return nil
 }

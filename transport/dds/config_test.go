@@ -45,8 +45,8 @@ func TestConfigEnvironment(t *testing.T) {
 	if len(r.peers) != 2 || r.peers[0] != want[0] || r.peers[1] != want[1] {
 		t.Errorf("peers %v, want %v", r.peers, want)
 	}
-	if len(r.addrs) != 1 || r.addrs[0] != netip.MustParseAddr("127.0.0.1") {
-		t.Errorf("LOCALHOST advertises %v", r.addrs)
+	if r.StaticPeerIndices != 32 {
+		t.Errorf("LOCALHOST probes static peers on %d indices, want 32 (Fast DDS under ROS 2)", r.StaticPeerIndices)
 	}
 	// Config fields win over the environment.
 	r, err = Config{DomainID: 7, Range: RangeSubnet, StaticPeers: []string{}, Getenv: env(map[string]string{
@@ -55,8 +55,8 @@ func TestConfigEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.DomainID != 7 || r.rng != RangeSubnet || !r.multicast || len(r.peers) != 0 {
-		t.Errorf("domain %d range %v multicast %v peers %v", r.DomainID, r.rng, r.multicast, r.peers)
+	if r.DomainID != 7 || r.rng != RangeSubnet || !r.multicast || len(r.peers) != 0 || r.StaticPeerIndices != 4 {
+		t.Errorf("domain %d range %v multicast %v peers %v indices %d", r.DomainID, r.rng, r.multicast, r.peers, r.StaticPeerIndices)
 	}
 	// OFF ignores static peers and multicast.
 	r, err = Config{Getenv: env(map[string]string{"ROS_AUTOMATIC_DISCOVERY_RANGE": "OFF", "ROS_STATIC_PEERS": "10.0.0.1"})}.resolve()

@@ -12,10 +12,18 @@
 // Fast DDS and Cyclone participants without configuration. Discovery
 // follows the ROS 2 settings as Fast DDS applies them in Kilted:
 // ROS_AUTOMATIC_DISCOVERY_RANGE SUBNET (the default) announces by
-// multicast to 239.255.0.1, LOCALHOST by unicast to the first 32 index
-// ports of 127.0.0.1, OFF not at all; ROS_STATIC_PEERS adds unicast peers
-// ("host" probes the first four index ports, "host:port" one port). Every
-// one of these has a Config field that overrides the environment. A
+// multicast to 239.255.0.1, on every multicast-capable interface,
+// LOCALHOST by unicast to the first 32 index ports of 127.0.0.1, OFF not
+// at all (and ignores every other participant); ROS_STATIC_PEERS adds
+// unicast peers in SUBNET and LOCALHOST ("host" probes the first four
+// index ports, 32 in LOCALHOST, "host:port" one port). Every one of these
+// has a Config field that overrides the environment. In every range a
+// participant announces the addresses of the host's interfaces (127.0.0.1
+// when it has no other), and follows them: an address that changes, an
+// interface that goes down or comes up, is announced at once, and a
+// remote participant that moves is followed without unmatching anything.
+// A remote endpoint is sent to at its addresses in a subnet of this host's
+// interfaces when it has any. A
 // participant announces itself (SPDP: five times in the first half second,
 // then every three seconds), renews a remote participant's lease on any
 // message from it, and drops that participant with all its endpoints when

@@ -25,10 +25,8 @@ type Participant struct {
 	log      *slog.Logger
 	prefix   rtps.GuidPrefix
 	socks    *sockets
-	metaLocs []rtps.Locator
-	userLocs []rtps.Locator
-	ackLocs  []rtps.Locator // the user writers' unicast locators (sockets.acks)
-	ownAddrs map[netip.Addr]bool
+	netState atomic.Pointer[localNet] // what it announces, where it multicasts (netif.go)
+	mcaster  *multicaster             // sends its multicast datagrams
 
 	sedpPubW, sedpSubW *Writer
 	sedpPubR, sedpSubR *Reader
@@ -102,7 +100,7 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 		return nil, err
 	}
 	p := &Participant{
-		cfg: r, log: r.logger, socks: socks, ownAddrs: map[netip.Addr]bool{},
+		cfg: r, log: r.logger, socks: socks, mcaster: newMulticaster(),
 		writers: map[rtps.EntityID]*Writer{}, readers: map[rtps.EntityID]*Reader{},
 		remotes:       map[rtps.GuidPrefix]*remoteParticipant{},
 		remoteWriters: map[rtps.GUID]*remoteEndpoint{}, remoteReaders: map[rtps.GUID]*remoteEndpoint{},
@@ -120,13 +118,17 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 		socks.close()
 		return nil, fmt.Errorf("dds: random GUID prefix: %w", err)
 	}
-	for _, a := range r.addrs {
-		p.ownAddrs[a] = true
-		p.metaLocs = append(p.metaLocs, rtps.LocatorUDPv4(a, uint16(metaUnicastPort(r.DomainID, socks.index))))
-		p.userLocs = append(p.userLocs, rtps.LocatorUDPv4(a, uint16(userUnicastPort(r.DomainID, socks.index))))
-		p.ackLocs = append(p.ackLocs, rtps.LocatorUDPv4(a, socks.acks.LocalAddr().(*net.UDPAddr).AddrPort().Port()))
+	ln, err := p.newLocalNet(r.ifs, true)
+	if err != nil {
+		socks.close()
+		return nil, err
 	}
-	p.ownAddrs[netip.AddrFrom4([4]byte{127, 0, 0, 1})] = true
+	p.netState.Store(ln)
+	if r.multicast && p.mcaster.follow(p, ln.mcast) == 0 {
+		// Discovery goes on by unicast (static peers, known participants)
+		// until an interface that can multicast comes up.
+		p.log.Warn("dds: SPDP multicast joined on no interface yet", "interfaces", len(ln.mcast))
+	}
 	p.newBuiltinEndpoints()
 	for _, c := range []*net.UDPConn{socks.spdp, socks.meta, socks.user, socks.acks} {
 		if c != nil {
@@ -138,7 +140,7 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 	go p.loop()
 	go p.flushLoop()
 	p.log.Debug("dds: participant started", "guid", p.prefix, "domain", r.DomainID, "index", socks.index,
-		"range", r.rng, "multicast", r.multicast, "addrs", r.addrs)
+		"range", r.rng, "multicast", r.multicast, "addrs", ln.addrs)
 	return p, nil
 }
 
@@ -193,6 +195,7 @@ func (p *Participant) close(announce bool) error {
 		r.close()
 	}
 	close(p.done)
+	p.mcaster.close()
 	p.socks.close()
 	p.wg.Wait()
 	for _, w := range watching {
@@ -217,6 +220,15 @@ func (p *Participant) sendTo(b []byte, to []netip.AddrPort) {
 // to, with body sent from where it lies (sender.writeParts).
 func (p *Participant) sendPartsTo(head, body, tail []byte, to []netip.AddrPort) {
 	for _, ap := range to {
+		if ap.Addr().IsMulticast() {
+			sent, failed, err := p.mcaster.send(head, body, tail, ap)
+			p.stats.sent.Add(uint64(sent))
+			p.stats.sendErrors.Add(uint64(failed))
+			if err != nil && !errors.Is(err, net.ErrClosed) {
+				p.log.Debug("dds: multicast send failed", "to", ap, "err", err)
+			}
+			continue
+		}
 		if err := p.socks.send.writeParts(head, body, tail, ap); err != nil {
 			p.stats.sendErrors.Add(1)
 			if !errors.Is(err, net.ErrClosed) && !isUnreachable(err) {
@@ -229,29 +241,36 @@ func (p *Participant) sendPartsTo(head, body, tail []byte, to []netip.AddrPort) 
 }
 
 // pickLocators chooses where to send to an endpoint among its UDPv4
-// locators: those on one of this host's addresses if any (same host), else
-// the non-loopback ones, else the loopback ones.
+// locators. When all are addresses of this host, the endpoint is local:
+// the first one. Else the others are a remote host's: those in a subnet of
+// one of this host's interfaces (reachable directly), if any, else all of
+// them; an address of this host among them (a docker0 bridge's, which
+// every host has) is not the remote's.
 func (p *Participant) pickLocators(ls []rtps.Locator) []netip.AddrPort {
-	var own, remote, loop []netip.AddrPort
+	ln := p.netView()
+	var local, direct, routed []netip.AddrPort
 	for _, l := range ls {
 		ap, ok := l.AddrPort()
 		if !ok {
 			continue
 		}
 		switch a := ap.Addr(); {
-		case p.ownAddrs[a]:
-			own = append(own, ap)
-		case a.IsLoopback():
-			loop = append(loop, ap)
-		case !a.IsUnspecified() && !a.IsMulticast():
-			remote = append(remote, ap)
+		case a.IsUnspecified() || a.IsMulticast():
+		case ln.own[a] || a.IsLoopback():
+			local = append(local, ap)
+		case ln.onSubnet(a):
+			direct = append(direct, ap)
+		default:
+			routed = append(routed, ap)
 		}
 	}
 	switch {
-	case len(own) > 0:
-		return own[:1]
-	case len(remote) > 0:
-		return remote
+	case len(direct) > 0:
+		return direct
+	case len(routed) > 0:
+		return routed
+	case len(local) > 0:
+		return local[:1]
 	}
-	return loop
+	return nil
 }

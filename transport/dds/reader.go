@@ -16,6 +16,15 @@ const (
 	// a reliable writer that has not sent a HEARTBEAT yet; it doubles
 	// after each one, up to maxBackoff.
 	preemptivePeriod = time.Second
+	// preemptiveFirst is the pause before the first repeat: a writer of a
+	// participant just discovered learns of this reader from the
+	// announcement this participant sends back, and the first ACKNACK
+	// may reach it before that (Fast DDS then ignores it, and announces
+	// its history only with its periodic HEARTBEAT, a second later).
+	preemptiveFirst = 100 * time.Millisecond
+	// nackFragPeriod is the shortest pause between two requests for the
+	// missing fragments of a sample (see onHeartbeat).
+	nackFragPeriod = heartbeatPeriod
 	// maxBackoff bounds the pause between two unanswered periodic
 	// messages (pre-emptive ACKNACKs, HEARTBEATs) to one remote endpoint.
 	maxBackoff = 30 * time.Second
@@ -87,7 +96,8 @@ type writerProxy struct {
 	ackCount uint32
 	nfCount  uint32
 	nextAck  time.Time
-	// preemptiveGap is the pause before the next pre-emptive ACKNACK.
+	// preemptiveGap is the pause after the next pre-emptive ACKNACK (the
+	// first repeat comes preemptiveFirst after the first one).
 	preemptiveGap time.Duration
 	frags         map[rtps.SequenceNumber]*reassembly
 	// reasmBytes are the bytes of frags (Limits.MaxReassemblyBytesPerWriter);
@@ -96,6 +106,8 @@ type writerProxy struct {
 	largestDone int
 	// zeroBase makes pre-emptive ACKNACKs use base 0 (see sendPreemptive).
 	zeroBase bool
+	// nackFragAt is when missing fragments were last asked for.
+	nackFragAt time.Time
 	// Liveliness (liveliness.go): the writer's announced kind and lease
 	// (0: infinite, nothing to track), its last assertion, and whether it
 	// is alive.
@@ -475,7 +487,29 @@ func (r *Reader) onHeartbeat(g rtps.GUID, h *rtps.Heartbeat) {
 	if h.Final && !missing {
 		return
 	}
+	// A writer answers an ACKNACK that is not final with a HEARTBEAT, and
+	// this reader the HEARTBEAT with what it misses: while only fragments
+	// are missing, the two would have them resent at every round trip,
+	// faster than a slow link carries them (each copy queued behind the
+	// last). They are asked for again at most every nackFragPeriod.
+	if len(wp.frags) > 0 && time.Since(wp.nackFragAt) < nackFragPeriod && !missesWhole(wp, h.Last) {
+		return
+	}
 	r.sendAckNack(wp, h.Last)
+}
+
+// missesWhole reports whether a sample up to last is missing that is not
+// being reassembled.
+func missesWhole(wp *writerProxy, last rtps.SequenceNumber) bool {
+	base := max(wp.next, 1)
+	for sn := base; sn <= last && sn < base+256; sn++ {
+		_, pending := wp.pending[sn]
+		_, partial := wp.frags[sn]
+		if !pending && !partial {
+			return true
+		}
+	}
+	return false
 }
 
 // sendAckNack acknowledges what wp delivered and requests the SNs missing
@@ -505,6 +539,7 @@ func (r *Reader) sendAckNack(wp *writerProxy, last rtps.SequenceNumber) {
 		}
 		wp.nfCount++
 		b.NackFrag(&rtps.NackFrag{ReaderID: r.guid.Entity, WriterID: wp.guid.Entity, SN: sn, State: ra.missing(), Count: wp.nfCount})
+		wp.nackFragAt = time.Now()
 	}
 	r.p.sendTo(b.Bytes(), wp.locs)
 }
@@ -583,8 +618,8 @@ func (r *Reader) tick(now time.Time) time.Time {
 				// answers (a locator nobody listens on) costs less and
 				// less.
 				r.sendPreemptive(wp)
-				wp.preemptiveGap = min(2*wp.preemptiveGap, maxBackoff)
 				wp.nextAck = now.Add(wp.preemptiveGap)
+				wp.preemptiveGap = min(2*wp.preemptiveGap, maxBackoff)
 			}
 			next = earliest(next, wp.nextAck)
 		}
@@ -643,8 +678,8 @@ func (r *Reader) addProxy(g rtps.GUID, locs []netip.AddrPort, reliable bool, lk 
 	}
 	if wp.reliable {
 		r.sendPreemptive(wp)
+		wp.nextAck = time.Now().Add(preemptiveFirst)
 		wp.preemptiveGap = preemptivePeriod
-		wp.nextAck = time.Now().Add(preemptivePeriod)
 		r.p.dueBy(wp.nextAck)
 	}
 }

@@ -172,7 +172,7 @@ func (p *Participant) addRemoteEndpoint(ed *rtps.EndpointData, local bool, size 
 	isReader := g.Entity.IsReader()
 	var locs []netip.AddrPort
 	if local {
-		locs = p.pickLocators(p.userLocs)
+		locs = p.pickLocators(p.netView().user)
 	} else {
 		locs = p.pickLocators(ed.UnicastLocators)
 	}
@@ -221,6 +221,13 @@ func (p *Participant) addRemoteEndpoint(ed *rtps.EndpointData, local bool, size 
 			p.dropParticipant(g.Prefix, over)
 			return
 		}
+	}
+	if old != nil && !local && sameButLocators(&old.data, ed) {
+		old.data.UnicastLocators = ed.UnicastLocators
+		apply := p.setEndpointLocatorsLocked(old, locs)
+		p.mu.Unlock()
+		apply()
+		return
 	}
 	re := &remoteEndpoint{guid: g, data: *ed, locs: locs, local: local,
 		matchedR: map[rtps.EntityID]*Reader{}, matchedW: map[rtps.EntityID]*Writer{}}
@@ -389,9 +396,10 @@ func (p *Participant) matchWriter(w *Writer, re *remoteEndpoint) {
 	// another vendor (Writer.addProxy, readerProxy.unsynced).
 	rp := p.remotes[re.guid.Prefix]
 	cyclone := rp != nil && rp.vendor == rtps.VendorCyclone
+	locs := re.locs
 	p.mu.Unlock()
 	if cur {
-		w.addProxy(re.guid, re.locs, re.data.QoS.Reliability == rtps.Reliable, re.data.QoS.Durability >= rtps.TransientLocal, cyclone)
+		w.addProxy(re.guid, locs, re.data.QoS.Reliability == rtps.Reliable, re.data.QoS.Durability >= rtps.TransientLocal, cyclone)
 	}
 }
 
@@ -411,13 +419,14 @@ func (p *Participant) matchReader(r *Reader, re *remoteEndpoint) {
 	if cur {
 		re.matchedR[r.guid.Entity] = r
 	}
+	locs := re.locs
 	p.mu.Unlock()
 	if cur {
 		lease := re.data.QoS.LivelinessLease
 		if lease == rtps.Infinite || lease < 0 {
 			lease = 0
 		}
-		r.addProxy(re.guid, re.locs, re.data.QoS.Reliability == rtps.Reliable, LivelinessKind(re.data.QoS.Liveliness), lease)
+		r.addProxy(re.guid, locs, re.data.QoS.Reliability == rtps.Reliable, LivelinessKind(re.data.QoS.Liveliness), lease)
 	}
 }
 

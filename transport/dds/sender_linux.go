@@ -56,25 +56,6 @@ func openSender(meta *net.UDPConn, bufferSize int) (*sender, error) {
 	return &sender{fd: fd, other: meta}, nil
 }
 
-// setMulticast makes multicast datagrams leave by the interface of
-// ifaddr, with a TTL of 1, looped back to this host's sockets.
-func (s *sender) setMulticast(ifaddr net.IP) error {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.closed {
-		return net.ErrClosed
-	}
-	var a [4]byte
-	copy(a[:], ifaddr.To4())
-	if err := syscall.SetsockoptInet4Addr(s.fd, syscall.IPPROTO_IP, syscall.IP_MULTICAST_IF, a); err != nil {
-		return err
-	}
-	if err := syscall.SetsockoptByte(s.fd, syscall.IPPROTO_IP, syscall.IP_MULTICAST_TTL, 1); err != nil {
-		return err
-	}
-	return syscall.SetsockoptByte(s.fd, syscall.IPPROTO_IP, syscall.IP_MULTICAST_LOOP, 1)
-}
-
 // writeTo sends b to to. It returns net.ErrClosed after close.
 func (s *sender) writeTo(b []byte, to netip.AddrPort) error {
 	return s.writeParts(b, nil, nil, to)

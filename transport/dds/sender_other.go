@@ -17,9 +17,6 @@ type sender struct {
 
 func openSender(meta *net.UDPConn, _ int) (*sender, error) { return &sender{c: meta}, nil }
 
-// setMulticast makes multicast datagrams leave by the interface of ifaddr.
-func (s *sender) setMulticast(ifaddr net.IP) error { return setMulticastSend(s.c, ifaddr) }
-
 // writeTo sends b to to.
 func (s *sender) writeTo(b []byte, to netip.AddrPort) error {
 	_, err := s.c.WriteToUDPAddrPort(b, to)

@@ -84,21 +84,8 @@ func openSockets(r *resolved) (*sockets, error) {
 		}
 		s.spdp = c
 		_ = c.SetReadBuffer(r.bufferSize)
-		joined := 0
-		for _, ifa := range r.mcastIfs {
-			if err := joinGroup(c, spdpMulticastGroup, ifa); err != nil {
-				r.logger.Warn("dds: cannot join the SPDP multicast group", "interface", ifa, "err", err)
-				continue
-			}
-			joined++
-		}
-		if joined == 0 {
-			s.close()
-			return nil, fmt.Errorf("dds: SPDP multicast group joined on no interface (set NoMulticast or Range)")
-		}
-		if err := s.send.setMulticast(r.mcastIfs[0]); err != nil {
-			r.logger.Warn("dds: cannot set the multicast interface", "err", err)
-		}
+		// The group is joined on each multicast interface by the
+		// participant (netif.go), as they come and go.
 	}
 	return s, nil
 }

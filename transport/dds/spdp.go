@@ -2,6 +2,7 @@ package dds
 
 import (
 	"net/netip"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -13,6 +14,16 @@ import (
 const (
 	fastAnnouncements = 5
 	fastAnnouncePause = 100 * time.Millisecond
+	// greetWindow is how long after discovering a participant this one
+	// answers its announcements with its own, at most maxGreets times and
+	// fastAnnouncePause apart (two Go participants answer each other's
+	// answers): the first answer can reach a participant that is just
+	// starting before it listens (Fast DDS then ignores it, and learns of
+	// this participant only from its next periodic announcement, seconds
+	// later), and a new participant announces itself five times in its
+	// first half second.
+	greetWindow = 2 * time.Second
+	maxGreets   = fastAnnouncements
 )
 
 // remoteParticipant is a participant discovered through SPDP.
@@ -27,10 +38,13 @@ type remoteParticipant struct {
 	lastSeen atomic.Int64 // unix nanoseconds
 	// answered is set once the participant sent anything but SPDP (SEDP,
 	// HEARTBEATs, ACKNACKs): until then it is sent no periodic SPDP, only
-	// an answer to its own announcements, at most one per
-	// AnnouncePeriod (lastReply, unix nanoseconds).
-	answered  atomic.Bool
-	lastReply atomic.Int64
+	// answers to its own announcements (replyDueLocked): found is when
+	// it was discovered, greets the answers sent, greeted when the last
+	// was (p.mu).
+	answered atomic.Bool
+	found    time.Time
+	greets   int
+	greeted  time.Time
 	// source is where its first SPDP came from; remoteHost tells whether
 	// it counts in byHost (see Limits.MaxParticipantsPerHost).
 	source     netip.AddrPort
@@ -73,7 +87,7 @@ func (p *Participant) participantData() rtps.ParticipantData {
 		GUID:    rtps.GUID{Prefix: p.prefix, Entity: rtps.EntityParticipant},
 		Version: rtps.ProtocolVersion24, Vendor: rtps.VendorAfor,
 		DomainID: uint32(p.cfg.DomainID), DomainIDPresent: true,
-		MetatrafficUnicast: p.metaLocs, DefaultUnicast: p.userLocs,
+		MetatrafficUnicast: p.netView().meta, DefaultUnicast: p.netView().user,
 		LeaseDuration:    p.cfg.Lease,
 		BuiltinEndpoints: rtps.BuiltinEndpointsAfor, // SPDP, SEDP, WLP
 		UserData:         p.cfg.UserData,
@@ -127,11 +141,20 @@ func (p *Participant) spdpDestinations() []netip.AddrPort {
 }
 
 // announce sends this participant's DATA(p) to every SPDP destination and
-// schedules the next announcement.
+// schedules the next announcement. When the host's interfaces changed what
+// the participant announces, the fast announcements start again and the
+// endpoints are announced again (netif.go).
 func (p *Participant) announce(now time.Time) {
+	moved := p.refreshNet()
+	if moved {
+		defer p.republish()
+	}
 	dst := p.spdpDestinations()
 	p.spdpMu.Lock()
 	defer p.spdpMu.Unlock()
+	if moved {
+		p.announced = 0
+	}
 	p.announced++
 	if p.announced < fastAnnouncements {
 		p.nextAnnounce = now.Add(fastAnnouncePause)
@@ -195,7 +218,7 @@ func (p *Participant) onSPDP(c *rtps.Context, d *rtps.Data, src netip.AddrPort) 
 		p.log.Debug("dds: SPDP sample does not decode", "from", c.SourcePrefix, "err", err)
 		return
 	}
-	if pd.GUID.Prefix == p.prefix || (pd.DomainIDPresent && pd.DomainID != uint32(p.cfg.DomainID)) {
+	if pd.GUID.Prefix == p.prefix || (pd.DomainIDPresent && pd.DomainID != uint32(p.cfg.DomainID)) || p.cfg.rng == RangeOff {
 		return
 	}
 	p.addParticipant(&pd, c.SourceVendor, src, len(d.Payload))
@@ -229,17 +252,23 @@ func (p *Participant) addParticipant(pd *rtps.ParticipantData, vendor rtps.Vendo
 		return
 	}
 	if rp != nil {
+		moved := !slices.Equal(rp.meta, meta) || !slices.Equal(rp.user, user)
 		rp.lease, rp.meta, rp.user, rp.userData = lease, meta, user, pd.UserData
 		rp.lastSeen.Store(now.UnixNano())
 		over := p.addDiscoveryLocked(rp, size-rp.spdpBytes)
 		rp.spdpBytes = size
+		reply := over == "" && p.replyDueLocked(rp, now)
 		p.mu.Unlock()
 		if over != "" {
 			p.dropParticipant(rp.prefix, over)
 			return
 		}
-		if !rp.answered.Load() {
-			p.replySPDP(rp, now)
+		if reply {
+			p.announceTo(meta)
+		}
+		if moved {
+			p.log.Debug("dds: participant moved", "guid", rp.prefix, "locators", meta)
+			p.relocate(rp.prefix, meta, user)
 		}
 		return
 	}
@@ -257,9 +286,9 @@ func (p *Participant) addParticipant(pd *rtps.ParticipantData, vendor rtps.Vendo
 		prefix: pd.GUID.Prefix, vendor: vendor, lease: lease, meta: meta, user: user,
 		builtins: pd.BuiltinEndpoints, userData: pd.UserData,
 		source: src, remoteHost: !p.isLocalSource(src.Addr()), spdpBytes: size,
+		found: now, greets: 1, greeted: now,
 	}
 	rp.lastSeen.Store(now.UnixNano())
-	rp.lastReply.Store(now.UnixNano())
 	p.remotes[rp.prefix] = rp
 	p.bySource[src]++
 	if rp.remoteHost {
@@ -291,21 +320,32 @@ func (p *Participant) addParticipant(pd *rtps.ParticipantData, vendor rtps.Vendo
 	}
 }
 
-// replySPDP answers the announcement of a participant that has not
-// answered yet with this participant's own, at most once per
-// AnnouncePeriod: what it gets is bounded by what it sends.
-func (p *Participant) replySPDP(rp *remoteParticipant, now time.Time) {
-	last := rp.lastReply.Load()
-	if now.UnixNano()-last < int64(p.cfg.AnnouncePeriod) || !rp.lastReply.CompareAndSwap(last, now.UnixNano()) {
-		return
+// replyDueLocked reports whether an announcement of rp is answered
+// with this participant's own, and records the answer. Only a
+// participant that has sent nothing but SPDP is answered (it may not have
+// heard this one yet): in its first greetWindow up to maxGreets times,
+// fastAnnouncePause apart, then at most once per AnnouncePeriod. Call
+// with p.mu held.
+func (p *Participant) replyDueLocked(rp *remoteParticipant, now time.Time) bool {
+	if rp.answered.Load() {
+		return false
 	}
-	p.announceTo(rp.meta)
+	gap := p.cfg.AnnouncePeriod
+	if now.Sub(rp.found) < greetWindow && rp.greets < maxGreets {
+		gap = fastAnnouncePause
+	}
+	if now.Sub(rp.greeted) < gap {
+		return false
+	}
+	rp.greets++
+	rp.greeted = now
+	return true
 }
 
 // isLocalSource reports whether a is this host's (loopback or one of its
 // advertised addresses).
 func (p *Participant) isLocalSource(a netip.Addr) bool {
-	return a.IsLoopback() || p.ownAddrs[a]
+	return a.IsLoopback() || p.netView().own[a]
 }
 
 // admitLocked checks the limits on a new participant with prefix, whose

@@ -50,7 +50,12 @@ const (
 	// resend to one reader, in datagrams. A reader starts with
 	// resendCreditInit, earns one credit per sample it acknowledges for
 	// the first time and resendCreditRate a second, up to
-	// resendCreditMax; each datagram resent costs one. A reader that
+	// resendCreditMax; each datagram resent costs one. A writer of large
+	// samples earns each reader the datagrams of its largest sample a
+	// second, up to twice that, if more (Writer.largestFrags): a reader
+	// repairing a 6 MB sample over a link that dropped half of it needs
+	// thousands of resends, and would otherwise wait a minute for them.
+	// A reader that
 	// repairs a lossy stream acknowledges what it gets and keeps its
 	// credit; one that only NACKs gets a trickle, not one resend per
 	// request (an ACKNACK flood would otherwise turn each datagram of it
@@ -183,8 +188,10 @@ type Writer struct {
 	// spare is the payload of the sample a KEEP_LAST history dropped last,
 	// reused for the next sample's copy (keep).
 	spare []byte
-	// written counts the payload bytes written (askForBytes).
-	written int64
+	// written counts the payload bytes written (askForBytes);
+	// largestFrags is the datagrams of the largest sample written (spend).
+	written      int64
+	largestFrags int
 }
 
 func newWriter(p *Participant, id rtps.EntityID, t Topic, q QoS, builtin bool) *Writer {
@@ -318,6 +325,7 @@ func (w *Writer) write(ctx context.Context, c *change, owned bool) (spare []byte
 	w.lastSN++
 	c.sn = w.lastSN
 	w.written += int64(len(c.payload))
+	w.largestFrags = max(w.largestFrags, fragments(c))
 	if w.qos.Lifespan > 0 {
 		c.expires = time.Now().Add(w.qos.Lifespan)
 	}
@@ -671,7 +679,8 @@ func (w *Writer) spend(pr *readerProxy, sn rtps.SequenceNumber, n int, now time.
 		pr.histSent = sn
 		return true
 	}
-	pr.credit = min(resendCreditMax, pr.credit+now.Sub(pr.creditAt).Seconds()*resendCreditRate)
+	rate, most := float64(max(resendCreditRate, w.largestFrags)), float64(max(resendCreditMax, 2*w.largestFrags))
+	pr.credit = min(most, pr.credit+now.Sub(pr.creditAt).Seconds()*rate)
 	pr.creditAt = now
 	if pr.credit < float64(n) {
 		w.p.hitLimit(LimitResendBudget, "writer", w.guid, "reader", pr.guid)
@@ -717,7 +726,7 @@ func (w *Writer) onAckNack(g rtps.GUID, a *rtps.AckNack) {
 	base := min(a.State.Base, w.lastSN+1)
 	if base > pr.acked {
 		if pr.acked >= 1 {
-			pr.credit = min(resendCreditMax, pr.credit+float64(base-pr.acked))
+			pr.credit = min(float64(max(resendCreditMax, 2*w.largestFrags)), pr.credit+float64(base-pr.acked))
 		}
 		pr.acked = base
 		w.prune()

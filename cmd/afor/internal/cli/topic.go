@@ -44,7 +44,7 @@ func (r *rosFlags) snapshot(ctx context.Context, cn *cliNode) (*ros.GraphSnapsho
 	defer cancel()
 	g, err := cn.node.Graph().WaitFor(sctx, func(g *ros.GraphSnapshot) bool {
 		for _, e := range g.Endpoints {
-			if e.Node.Name == "" || e.Node.Name == "_NODE_NAME_UNKNOWN_" {
+			if !e.Node.Known() {
 				return false
 			}
 		}
@@ -150,7 +150,7 @@ func describedType(ctx context.Context, rf *rosFlags, cn *cliNode, name, hash st
 	asked := map[string]bool{}
 	for _, p := range pubs {
 		node := p.Node.FullyQualifiedName()
-		if p.TypeHash != hash || asked[node] || p.Node.Name == "" || p.Node.Name == "_NODE_NAME_UNKNOWN_" {
+		if p.TypeHash != hash || asked[node] || !p.Node.Known() {
 			continue
 		}
 		asked[node] = true
