@@ -336,3 +336,25 @@ func TestTLSCloseLinkOnExpiration(t *testing.T) {
 	waitLinks(t, a, 1)
 	waitLinks(t, a, 0) // once the certificate expired
 }
+
+// The handshake limits hold on a TLS port: silent connections that stall
+// their TLS handshake past the grace are refused beyond
+// MaxHandshakesPerIP, and a real client still links meanwhile.
+func TestTLSHandshakeLimits(t *testing.T) {
+	pki := newPKI(t, "lim")
+	a := openT(t, Config{Listen: []string{"tls/127.0.0.1:0"}, TLS: pki.server(false),
+		Limits: Limits{MaxHandshakes: 4, MaxHandshakesPerIP: 1}})
+	addr := strings.TrimPrefix(a.ListenAddrs()[0], "tls/")
+	for range 3 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	waitLimit(t, a, LimitHandshakesPerIP) // two of three, once their grace is over
+	openT(t, Config{Mode: ModeClient, Connect: a.ListenAddrs(), TLS: TLSConfig{RootCAFile: pki.CA}})
+	if n := a.Stats().ByLimit[LimitHandshakesPerIP]; n != 2 {
+		t.Errorf("%d refused, want 2", n)
+	}
+}

@@ -18,6 +18,11 @@ import (
 // tls/ links (TLSConfig). Rust Zenoh offers the ALPN protocols "zenoh-ms"
 // (a stream per priority), "zenoh" (one stream) and "hq-29" (one stream,
 // Zenoh up to 1.8); this implementation speaks the single-stream ones.
+//
+// quic-go is the QUIC of the Go ecosystem (pure Go, RFC 9000/9001, used
+// by Caddy, syncthing and others, released monthly, fuzzed in OSS-Fuzz)
+// and takes crypto/tls's configuration, so tls/ and quic/ links share
+// their certificate handling.
 
 // quicALPN lists the ALPN protocols of quic/ links, preferred first.
 var quicALPN = []string{"zenoh", "hq-29"}
