@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
+	"reflect"
 
 	"github.com/afor-go/afor/ros/internal/rmw"
 	"github.com/afor-go/afor/ros/internal/rmwdds"
@@ -38,10 +40,21 @@ func (m Middleware) String() string {
 }
 
 // Zenoh returns the rmw_zenoh_cpp middleware on a Zenoh session configured
-// by cfg. The zero Config is rmw_zenoh's default session: peer mode,
-// connecting to a router on tcp/localhost:7447.
+// by cfg. The zero Config is configured as rmw_zenoh configures its
+// session: from the JSON5 file ZENOH_SESSION_CONFIG_URI names if it is set
+// (EnvZenohSessionConfig), else rmw_zenoh's default session (peer mode,
+// connecting to a router on tcp/localhost:7447), with the overrides of
+// ZENOH_CONFIG_OVERRIDE (EnvZenohConfigOverride) applied. A Config that is
+// not zero is used as it is, whatever the environment says.
 func Zenoh(cfg zenoh.Config) Middleware {
 	return Middleware{name: "rmw_zenoh_cpp", open: func(ctx context.Context, c openConfig) (rmw.Session, error) {
+		if reflect.ValueOf(cfg).IsZero() {
+			env, err := zenohConfigFromEnv(os.Getenv)
+			if err != nil {
+				return nil, err
+			}
+			return openZenoh(ctx, env, c)
+		}
 		return openZenoh(ctx, cfg, c)
 	}}
 }

@@ -236,8 +236,15 @@ func BenchmarkPingPong(b *testing.B) {
 // loopback, b.N of them, waits until all arrived (check sees each) and
 // returns how many it sent.
 func flood(b *testing.B, size int, check func(dataMsg)) int64 {
-	a := openT(b, Config{Listen: []string{"tcp/127.0.0.1:0"}})
-	c := openT(b, Config{Connect: a.ListenAddrs()})
+	return floodOn(b, Config{Listen: []string{"tcp/127.0.0.1:0"}}, Config{}, size, check)
+}
+
+// floodOn is flood between a session listening with listen and one
+// connecting to it with dial (whose Connect it sets).
+func floodOn(b *testing.B, listen, dial Config, size int, check func(dataMsg)) int64 {
+	a := openT(b, listen)
+	dial.Connect = a.ListenAddrs()
+	c := openT(b, dial)
 	var got, want atomic.Int64
 	want.Store(-1)
 	all := make(chan struct{})

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -125,42 +123,12 @@ type Config struct {
 	// handshakes, leases, aliases, declarations, queued bytes). The zero
 	// value applies safe defaults; see Limits.
 	Limits Limits
-}
-
-// endpoint is a parsed "tcp/host:port" locator.
-type endpoint struct {
-	proto string
-	addr  string
-}
-
-func (e endpoint) String() string { return e.proto + "/" + e.addr }
-
-// parseEndpoint validates a locator such as "tcp/127.0.0.1:7447". Only tcp
-// is supported; metadata or configuration suffixes (after '?' or '#') are
-// rejected.
-func parseEndpoint(s string) (endpoint, error) {
-	proto, addr, ok := strings.Cut(s, "/")
-	if !ok || proto == "" || addr == "" {
-		return endpoint{}, fmt.Errorf("%w %q: want proto/host:port, e.g. tcp/127.0.0.1:7447", ErrInvalidEndpoint, s)
-	}
-	if proto != "tcp" {
-		return endpoint{}, fmt.Errorf("%w %q: protocol %q unsupported (only tcp)", ErrInvalidEndpoint, s, proto)
-	}
-	if strings.ContainsAny(addr, "?#") {
-		return endpoint{}, fmt.Errorf("%w %q: endpoint metadata and configuration are not supported", ErrInvalidEndpoint, s)
-	}
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return endpoint{}, fmt.Errorf("%w %q: %v", ErrInvalidEndpoint, s, err)
-	}
-	p, err := strconv.ParseUint(port, 10, 16)
-	if err != nil {
-		return endpoint{}, fmt.Errorf("%w %q: bad port %q", ErrInvalidEndpoint, s, port)
-	}
-	if host == "" {
-		return endpoint{}, fmt.Errorf("%w %q: missing host", ErrInvalidEndpoint, s)
-	}
-	return endpoint{proto: proto, addr: net.JoinHostPort(host, strconv.FormatUint(p, 10))}, nil
+	// TLS configures the tls/ and quic/ links (certificates, mutual TLS),
+	// as Rust Zenoh's transport/link/tls; each endpoint may override it.
+	TLS TLSConfig
+	// Auth configures user and password authentication, as Rust Zenoh's
+	// transport/auth/usrpwd. See AuthConfig.
+	Auth AuthConfig
 }
 
 // resolved is a validated Config with defaults applied.
@@ -168,7 +136,8 @@ type resolved struct {
 	Config
 	listen  []endpoint
 	connect []endpoint
-	gossip  *gossiper    // nil when gossip is off
+	gossip  *gossiper // nil when gossip is off
+	auth    *authState
 	warn    *slog.Logger // Logger, or slog.Default if none was given
 }
 
@@ -269,6 +238,9 @@ func (c Config) resolve() (*resolved, error) {
 		return nil, err
 	}
 	if r.gossip, err = r.resolveGossip(); err != nil {
+		return nil, err
+	}
+	if r.auth, err = resolveAuth(c.Auth); err != nil {
 		return nil, err
 	}
 	r.warn = r.Logger

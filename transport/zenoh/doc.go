@@ -1,5 +1,6 @@
 // Package zenoh is a pure-Go implementation of Zenoh 1.x (wire protocol
-// 0x09) for publish/subscribe over TCP, in peer and client modes. It
+// 0x09) for publish/subscribe over TCP, TLS, QUIC, UDP and Unix sockets,
+// in peer and client modes. It
 // interoperates with the Rust stack (tested through the eclipse-zenoh Python
 // package, as router, peer and client) and with zenoh-pico.
 //
@@ -37,7 +38,14 @@
 //
 // # Links
 //
-// Each TCP link has one reader and one writer goroutine, never one per
+// Endpoints are Zenoh locators, "proto/address[?metadata][#config]":
+// tcp/, tls/ (crypto/tls, mutual TLS: Config.TLS), quic/ (quic-go, one
+// stream), udp/ (best effort, a batch per datagram) and
+// unixsock-stream/, IPv6 in brackets. Config.Auth is Zenoh's user and
+// password authentication, and LoadConfig reads Rust Zenoh's JSON5
+// configuration files.
+//
+// Each link has one reader and one writer goroutine, never one per
 // message. A message sent while the link is idle is written by the sending
 // goroutine itself, in one non-blocking system call (what the socket does
 // not take is left to the writer); messages sent while a write is in

@@ -160,7 +160,6 @@ func (s *Session) waitToBeDialled(zid []byte, d time.Duration) bool {
 // works, once: a lost link is found again by scouting or gossip. how names
 // the discovery in logs.
 func (s *Session) dialNode(zid []byte, locators []string, how string) {
-	var d net.Dialer
 	for _, loc := range locators {
 		ep, err := parseEndpoint(loc)
 		if err != nil {
@@ -168,7 +167,7 @@ func (s *Session) dialNode(zid []byte, locators []string, how string) {
 			continue
 		}
 		dctx, cancel := context.WithTimeout(s.ctx, handshakeTimeout)
-		conn, err := d.DialContext(dctx, "tcp", ep.addr)
+		conn, err := s.dialConn(dctx, ep)
 		cancel()
 		if err != nil {
 			s.log.Debug("zenoh: "+how+": dial failed", "locator", loc, "err", err)

@@ -43,6 +43,11 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool, p *
 	}
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
+	if tc, ok := conn.(*tlsConn); ok && p != nil {
+		if err := s.acceptTLS(ctx, tc, p, start, deadline); err != nil {
+			return nil, err
+		}
+	}
 
 	// A small read buffer: the bytes of FRAGMENTs are read past it, straight
 	// into the reassembly buffer (see link.readNext); bigger reads of
@@ -82,11 +87,13 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool, p *
 		WhatAmI:    s.whatami(),
 		ZID:        zid,
 		Resolution: wire.DefaultResolution,
-		BatchSize:  uint16(s.cfg.BatchSize),
+		BatchSize:  uint16(min(s.cfg.BatchSize, linkMTU(conn))),
 		Patch:      1,
 	}
+	auth := s.cfg.auth
 	var theirs *wire.Init
 	if dialer {
+		auth.initSyn(&ours)
 		if err = writeMessage(conn, &ours); err != nil {
 			return nil, fmt.Errorf("%w: send INIT: %w", ErrHandshake, err)
 		}
@@ -103,7 +110,7 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool, p *
 		if theirs.Resolution&3 > ours.Resolution&3 || theirs.Resolution>>2&3 > ours.Resolution>>2&3 {
 			return nil, fmt.Errorf("%w: INIT ack raised the resolution %#x", ErrHandshake, theirs.Resolution)
 		}
-		if err := l.setParams(s, theirs, theirs.Resolution, min(int(theirs.BatchSize), s.cfg.BatchSize), min(theirs.Patch, 1)); err != nil {
+		if err := l.setParams(s, theirs, theirs.Resolution, min(int(theirs.BatchSize), int(ours.BatchSize)), min(theirs.Patch, 1)); err != nil {
 			return nil, err
 		}
 		if err := s.checkRemote(conn, theirs); err != nil {
@@ -111,19 +118,25 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool, p *
 		}
 		l.txSN = rand.Uint64() & l.snMask
 		open := wire.Open{Lease: s.cfg.Lease, InitialSN: l.txSN, Cookie: theirs.Cookie}
+		if open.Exts, err = auth.openSyn(theirs); err != nil {
+			return nil, err
+		}
 		if err = writeMessage(conn, &open); err != nil {
 			return nil, fmt.Errorf("%w: send OPEN: %w", ErrHandshake, err)
 		}
 		b, err = hr.read()
 		if err != nil {
-			return nil, fmt.Errorf("%w: read OPEN ack: %w", ErrHandshake, err)
+			return nil, auth.authRefused(fmt.Errorf("%w: read OPEN ack: %w", ErrHandshake, err))
 		}
 		ack, err := decodeOpen(b)
 		if err != nil {
-			return nil, fmt.Errorf("%w: decode OPEN ack: %w", ErrHandshake, err)
+			return nil, auth.authRefused(fmt.Errorf("%w: decode OPEN ack: %w", ErrHandshake, err))
 		}
 		if !ack.Ack {
 			return nil, fmt.Errorf("%w: got OPEN syn, want OPEN ack", ErrHandshake)
+		}
+		if err := auth.openAck(ack); err != nil {
+			return nil, err
 		}
 		l.setLease(s, ack.Lease)
 		l.rxSN[0], l.rxSN[1] = ack.InitialSN&l.snMask, ack.InitialSN&l.snMask
@@ -142,12 +155,18 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool, p *
 		if err := s.checkRemote(conn, theirs); err != nil {
 			return nil, err
 		}
+		authExts, nonce, err := auth.initAck(theirs)
+		if err != nil {
+			_, _ = conn.Write(appendClose(nil, wire.CloseInvalid, true))
+			return nil, err
+		}
 		res := min(theirs.Resolution&3, ours.Resolution&3) | min(theirs.Resolution>>2&3, ours.Resolution>>2&3)<<2
 		ack := ours
 		ack.Ack = true
 		ack.Resolution = res
 		ack.BatchSize = min(theirs.BatchSize, ours.BatchSize)
 		ack.Patch = min(theirs.Patch, 1)
+		ack.Exts = authExts
 		if err := l.setParams(s, theirs, res, int(ack.BatchSize), ack.Patch); err != nil {
 			return nil, err
 		}
@@ -165,6 +184,11 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool, p *
 		if syn.Ack {
 			return nil, fmt.Errorf("%w: got OPEN ack, want OPEN syn", ErrHandshake)
 		}
+		replyExts, err := auth.checkOpen(syn, nonce)
+		if err != nil {
+			_, _ = conn.Write(appendClose(nil, wire.CloseInvalid, true))
+			return nil, err
+		}
 		l.setLease(s, syn.Lease)
 		l.rxSN[0], l.rxSN[1] = syn.InitialSN&l.snMask, syn.InitialSN&l.snMask
 		l.rxStarted = [2]bool{true, true}
@@ -172,7 +196,7 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool, p *
 			return nil, err // refused before the remote believes it linked
 		}
 		l.txSN = rand.Uint64() & l.snMask
-		reply := wire.Open{Ack: true, Lease: s.cfg.Lease, InitialSN: l.txSN}
+		reply := wire.Open{Ack: true, Lease: s.cfg.Lease, InitialSN: l.txSN, Exts: replyExts}
 		if err = writeMessage(conn, &reply); err != nil {
 			return nil, fmt.Errorf("%w: send OPEN ack: %w", ErrHandshake, err)
 		}
@@ -257,6 +281,9 @@ func decodeInit(b []byte) (*wire.Init, error) {
 		return nil, err
 	}
 	init, ok := m.(*wire.Init)
+	if c, closed := m.(*wire.Close); closed {
+		return nil, closedInHandshake(c)
+	}
 	if !ok {
 		return nil, fmt.Errorf("%w: expected INIT, got %T", ErrHandshake, m)
 	}
@@ -271,6 +298,9 @@ func decodeOpen(b []byte) (*wire.Open, error) {
 		return nil, err
 	}
 	open, ok := m.(*wire.Open)
+	if c, closed := m.(*wire.Close); closed {
+		return nil, closedInHandshake(c)
+	}
 	if !ok {
 		return nil, fmt.Errorf("%w: expected OPEN, got %T", ErrHandshake, m)
 	}
@@ -330,6 +360,74 @@ func (s *Session) checkRemote(conn net.Conn, m *wire.Init) error {
 	if bytes.Equal(m.ZID.Slice(), s.cfg.ZID) {
 		_, _ = conn.Write(appendClose(nil, wire.CloseConnectionToSelf, true))
 		return fmt.Errorf("%w: connection to self", ErrHandshake)
+	}
+	return nil
+}
+
+// closedInHandshake is the error of a handshake the remote ended with a
+// CLOSE: a refused password or certificate, a full router.
+func closedInHandshake(c *wire.Close) error {
+	why := map[uint8]string{
+		wire.CloseGeneric:          "generic",
+		wire.CloseUnsupported:      "unsupported",
+		wire.CloseInvalid:          "invalid",
+		wire.CloseMaxSessions:      "too many sessions",
+		wire.CloseMaxLinks:         "too many links",
+		wire.CloseConnectionToSelf: "connection to self",
+	}[c.Reason]
+	if why == "" {
+		why = fmt.Sprintf("reason %#x", c.Reason)
+	}
+	return fmt.Errorf("the remote closed the link during the handshake (%s)", why)
+}
+
+// authRefused turns the failure to get an OPEN ack after sending a user
+// and password into ErrAuth: a remote that checks them closes the link
+// when they are wrong.
+func (a *authState) authRefused(err error) error {
+	if a.user == nil || errors.Is(err, ErrProtocol) {
+		return err
+	}
+	return fmt.Errorf("%w (user %q: wrong user or password?): %w", ErrAuth, a.user, err)
+}
+
+// acceptTLS runs the TLS handshake of an accepted tls/ link before its
+// Zenoh handshake, within tls_handshake_timeout_ms and the handshake's
+// deadline. A TLS handshake cannot resume after a read deadline, so its
+// grace (see admission.go) is kept by a timer: past it the handshake goes
+// on only if it may stall.
+func (s *Session) acceptTLS(ctx context.Context, tc *tlsConn, p *pendingHandshake, start, deadline time.Time) error {
+	limit := deadline
+	if d := start.Add(tc.settings.handshakeTimeout); d.Before(limit) {
+		limit = d
+	}
+	_ = tc.SetDeadline(limit)
+	hctx, cancel := context.WithDeadline(ctx, limit)
+	defer cancel()
+	var refused error
+	fired := make(chan struct{})
+	graceEnd := start.Add(handshakeGrace)
+	grace := time.AfterFunc(time.Until(graceEnd), func() {
+		defer close(fired)
+		if limit, ok := s.stalled(p); !ok {
+			refused = &limitError{limit: limit, max: s.stalledLimit(limit), what: "a TLS handshake that stalled"}
+			cancel()
+		}
+	})
+	err := tc.HandshakeContext(hctx)
+	if !grace.Stop() {
+		<-fired // it ran: refused is set if it refused
+	}
+	if err != nil {
+		if refused != nil {
+			return refused
+		}
+		return fmt.Errorf("%w: TLS handshake: %w", ErrHandshake, err)
+	}
+	if time.Now().Before(graceEnd) {
+		_ = tc.SetDeadline(graceEnd) // the Zenoh handshake's grace goes on
+	} else {
+		_ = tc.SetDeadline(deadline)
 	}
 	return nil
 }

@@ -48,7 +48,7 @@ type pyReply struct {
 
 // pyPeer is a running zenoh_peer.py.
 type pyPeer struct {
-	t       *testing.T
+	t       testing.TB
 	stdin   io.WriteCloser
 	samples chan pyEvent
 	live    chan pyEvent // liveliness events
@@ -69,7 +69,7 @@ type pyDriver struct {
 
 // startDriver runs testdata/script with args and hands every JSON line it
 // prints, decoded as an E, to event (called from one goroutine).
-func startDriver[E any](t *testing.T, script string, args []string, event func(E)) *pyDriver {
+func startDriver[E any](t testing.TB, script string, args []string, event func(E)) *pyDriver {
 	t.Helper()
 	py := peers.Python(t, "zenoh")
 	d := &pyDriver{cmd: exec.Command(py, append([]string{"testdata/" + script}, args...)...), exited: make(chan struct{})}
@@ -135,7 +135,7 @@ func (d *pyDriver) output() string {
 }
 
 // startPy runs the driver with args and waits for its readiness line.
-func startPy(t *testing.T, args ...string) *pyPeer {
+func startPy(t testing.TB, args ...string) *pyPeer {
 	t.Helper()
 	p := &pyPeer{t: t, samples: make(chan pyEvent, 4096), live: make(chan pyEvent, 256), acks: make(chan pyEvent, 16)}
 	ready := make(chan pyEvent, 1)

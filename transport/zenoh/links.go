@@ -12,7 +12,8 @@ type LinkInfo struct {
 	ZID string
 	// WhatAmI is what the remote node is: "router", "peer" or "client".
 	WhatAmI string
-	// Remote is the remote end, like "tcp/127.0.0.1:7447".
+	// Remote is the remote end, like "tcp/127.0.0.1:7447" or
+	// "tls/[::1]:7447".
 	Remote string
 	// Dialed is true for a link this session dialled (a Connect endpoint
 	// or a scouted node), false for one it accepted.
@@ -31,7 +32,7 @@ func (s *Session) Links() []LinkInfo {
 		out = append(out, LinkInfo{
 			ZID:     hex.EncodeToString(zid),
 			WhatAmI: l.whatami.String(),
-			Remote:  "tcp/" + l.conn.RemoteAddr().String(),
+			Remote:  remoteLocator(l.conn),
 			Dialed:  l.dialed,
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"net"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,7 +34,7 @@ const maxScoutPeriodFactor = 8
 
 // ScoutingConfig configures UDP multicast scouting: SCOUT messages sent to
 // a multicast group, answered by each node with a HELLO giving its Zenoh
-// ID, its role and its locators. Only IPv4 groups are supported.
+// ID, its role and its locators, on an IPv4 or IPv6 multicast group.
 //
 // In a Session (Config.Scouting), scouting is off unless Multicast is set.
 // A scouting peer answers the SCOUTs of others, scouts for routers and
@@ -57,10 +58,11 @@ type ScoutingConfig struct {
 	// never link to each other unless asked to. Scout ignores it.
 	Multicast bool
 	// Address is the multicast group and UDP port, "host:port" with an
-	// IPv4 multicast host. Default DefaultScoutAddress.
+	// IPv4 or IPv6 multicast host ("[ff02::7a]:7446"). Default
+	// DefaultScoutAddress.
 	Address string
 	// Interface is the network interface to scout on, by name ("lo",
-	// "eth0") or by one of its IPv4 addresses. Empty lets the operating
+	// "eth0") or by one of its addresses (IPv4 for an IPv4 group). Empty lets the operating
 	// system choose (the interface of the multicast or default route).
 	Interface string
 	// Period is the pause between the first two SCOUT messages; it doubles
@@ -75,7 +77,21 @@ type ScoutingConfig struct {
 type scoutParams struct {
 	ScoutingConfig
 	group  *net.UDPAddr
-	ifaddr net.IP // nil: the operating system chooses
+	ifaddr net.IP // IPv4 groups: nil for the operating system's choice
+	// ifindex is the interface of an IPv6 group (0: the operating
+	// system's choice).
+	ifindex int
+}
+
+// v6 reports whether the group is an IPv6 one.
+func (p *scoutParams) v6() bool { return p.group.IP.To4() == nil }
+
+// network is the UDP network of the scouting sockets.
+func (p *scoutParams) network() string {
+	if p.v6() {
+		return "udp6"
+	}
+	return "udp4"
 }
 
 // resolve validates c and fills in the defaults. It looks the interface
@@ -87,19 +103,22 @@ func (c ScoutingConfig) resolve() (*scoutParams, error) {
 	}
 	host, port, err := net.SplitHostPort(p.Address)
 	if err != nil {
-		return nil, fmt.Errorf("%w: Scouting.Address %q: want an IPv4 multicast host:port, e.g. %s: %v",
+		return nil, fmt.Errorf("%w: Scouting.Address %q: want a multicast host:port, e.g. %s: %v",
 			ErrInvalidConfig, p.Address, DefaultScoutAddress, err)
 	}
 	ip := net.ParseIP(host)
-	if ip == nil || ip.To4() == nil || !ip.IsMulticast() {
-		return nil, fmt.Errorf("%w: Scouting.Address %q: %q is not an IPv4 multicast address (224.0.0.0/4)",
+	if ip == nil || !ip.IsMulticast() {
+		return nil, fmt.Errorf("%w: Scouting.Address %q: %q is not a multicast address (224.0.0.0/4 or ff00::/8)",
 			ErrInvalidConfig, p.Address, host)
+	}
+	if ip.To4() != nil {
+		ip = ip.To4()
 	}
 	n, err := strconv.ParseUint(port, 10, 16)
 	if err != nil || n == 0 {
 		return nil, fmt.Errorf("%w: Scouting.Address %q: bad port %q", ErrInvalidConfig, p.Address, port)
 	}
-	p.group = &net.UDPAddr{IP: ip.To4(), Port: int(n)}
+	p.group = &net.UDPAddr{IP: ip, Port: int(n)}
 	switch {
 	case p.Period < 0:
 		return nil, fmt.Errorf("%w: negative Scouting.Period", ErrInvalidConfig)
@@ -112,7 +131,13 @@ func (c ScoutingConfig) resolve() (*scoutParams, error) {
 	case p.Timeout == 0:
 		p.Timeout = DefaultScoutTimeout
 	}
-	if p.Interface != "" {
+	if p.Interface != "" && p.v6() {
+		ifi, err := interfaceOf(p.Interface)
+		if err != nil {
+			return nil, fmt.Errorf("%w: Scouting.Interface %q: %w", ErrInvalidConfig, p.Interface, err)
+		}
+		p.ifindex = ifi.Index
+	} else if p.Interface != "" {
 		if p.ifaddr, err = interfaceAddr(p.Interface); err != nil {
 			return nil, fmt.Errorf("%w: Scouting.Interface %q: %w", ErrInvalidConfig, p.Interface, err)
 		}
@@ -145,11 +170,36 @@ func interfaceAddr(name string) (net.IP, error) {
 	return nil, errors.New("interface has no IPv4 address")
 }
 
+// interfaceOf returns the interface called name, or holding the address
+// name.
+func interfaceOf(name string) (*net.Interface, error) {
+	ip := net.ParseIP(name)
+	if ip == nil {
+		return net.InterfaceByName(name)
+	}
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return nil, err
+	}
+	for i := range ifs {
+		addrs, _ := ifs[i].Addrs()
+		for _, a := range addrs {
+			if ipn, ok := a.(*net.IPNet); ok && ipn.IP.Equal(ip) {
+				return &ifs[i], nil
+			}
+		}
+	}
+	return nil, errors.New("no interface has this address")
+}
+
 // defaultListen is the endpoint of a scouting peer without Listen
 // endpoints: an ephemeral port on the scouting interface, or on every
 // interface.
 func (p *scoutParams) defaultListen() endpoint {
 	host := "0.0.0.0"
+	if p.v6() {
+		host = "::"
+	}
 	if p.ifaddr != nil {
 		host = p.ifaddr.String()
 	}
@@ -161,12 +211,16 @@ func (p *scoutParams) listenGroup(ctx context.Context) (*net.UDPConn, error) {
 	var lc net.ListenConfig
 	// For a multicast address, Go binds the port on the wildcard address
 	// with SO_REUSEADDR, so other nodes of this host can bind it too.
-	pc, err := lc.ListenPacket(ctx, "udp4", p.group.String())
+	pc, err := lc.ListenPacket(ctx, p.network(), p.group.String())
 	if err != nil {
 		return nil, fmt.Errorf("zenoh: scouting: listen on %s: %w", p.group, err)
 	}
 	c := pc.(*net.UDPConn)
-	if err := joinGroup(c, p.group.IP, p.ifaddr); err != nil {
+	join := func() error { return joinGroup(c, p.group.IP, p.ifaddr) }
+	if p.v6() {
+		join = func() error { return joinGroup6(c, p.group.IP, p.ifindex) }
+	}
+	if err := join(); err != nil {
 		_ = c.Close()
 		return nil, fmt.Errorf("zenoh: scouting: join %s on %s: %w", p.group.IP, p.ifaceName(), err)
 	}
@@ -178,15 +232,22 @@ func (p *scoutParams) listenGroup(ctx context.Context) (*net.UDPConn, error) {
 func (p *scoutParams) listenUnicast(ctx context.Context) (*net.UDPConn, error) {
 	var lc net.ListenConfig
 	laddr := "0.0.0.0:0"
-	if p.ifaddr != nil {
+	switch {
+	case p.v6():
+		laddr = "[::]:0"
+	case p.ifaddr != nil:
 		laddr = net.JoinHostPort(p.ifaddr.String(), "0")
 	}
-	pc, err := lc.ListenPacket(ctx, "udp4", laddr)
+	pc, err := lc.ListenPacket(ctx, p.network(), laddr)
 	if err != nil {
 		return nil, fmt.Errorf("zenoh: scouting: listen on %s: %w", laddr, err)
 	}
 	c := pc.(*net.UDPConn)
-	if err := setMulticastSend(c, p.ifaddr); err != nil {
+	set := func() error { return setMulticastSend(c, p.ifaddr) }
+	if p.v6() {
+		set = func() error { return setMulticastSend6(c, p.ifindex) }
+	}
+	if err := set(); err != nil {
 		_ = c.Close()
 		return nil, fmt.Errorf("zenoh: scouting: multicast on %s: %w", p.ifaceName(), err)
 	}
@@ -583,19 +644,22 @@ func (sc *scouter) release(key string) {
 func (s *Session) helloLocators(ip net.IP) []string {
 	loopback := ip.IsLoopback()
 	var out []string
-	add := func(a net.IP, port int) {
-		if a.IsLoopback() && !loopback || a.IsLinkLocalUnicast() {
-			return
-		}
-		out = append(out, "tcp/"+net.JoinHostPort(a.String(), strconv.Itoa(port)))
-	}
 	for _, ln := range s.listeners {
-		ta, ok := ln.Addr().(*net.TCPAddr)
-		if !ok {
-			continue
+		ep := ln.locator()
+		ap, err := netip.ParseAddrPort(ep.addr)
+		if err != nil {
+			continue // a socket path or a host name: not for other hosts
 		}
-		if !ta.IP.IsUnspecified() {
-			add(ta.IP, ta.Port)
+		add := func(a net.IP) {
+			if a.IsLoopback() && !loopback || a.IsLinkLocalUnicast() {
+				return
+			}
+			e := ep
+			e.addr = net.JoinHostPort(a.String(), strconv.Itoa(int(ap.Port())))
+			out = append(out, e.String())
+		}
+		if !ap.Addr().IsUnspecified() {
+			add(ap.Addr().AsSlice())
 			continue
 		}
 		addrs, err := net.InterfaceAddrs()
@@ -604,8 +668,8 @@ func (s *Session) helloLocators(ip net.IP) []string {
 			continue
 		}
 		for _, a := range addrs {
-			if ipn, ok := a.(*net.IPNet); ok {
-				add(ipn.IP, ta.Port)
+			if ipn, ok := a.(*net.IPNet); ok && (ap.Addr().Is6() || ipn.IP.To4() != nil) {
+				add(ipn.IP)
 			}
 		}
 	}

@@ -41,6 +41,34 @@ func setMulticastSend(c *net.UDPConn, ifaddr net.IP) error {
 	})
 }
 
+// joinGroup6 makes c a member of the IPv6 multicast group on the
+// interface of index ifindex (0: the operating system chooses).
+func joinGroup6(c *net.UDPConn, group net.IP, ifindex int) error {
+	var mreq syscall.IPv6Mreq
+	copy(mreq.Multiaddr[:], group.To16())
+	mreq.Interface = uint32(ifindex)
+	return control(c, func(fd int) error {
+		return syscall.SetsockoptIPv6Mreq(fd, syscall.IPPROTO_IPV6, syscall.IPV6_JOIN_GROUP, &mreq)
+	})
+}
+
+// setMulticastSend6 makes c send IPv6 multicast datagrams through the
+// interface of index ifindex (0: the operating system chooses), one hop
+// (the local link), with a copy to the sockets of this host.
+func setMulticastSend6(c *net.UDPConn, ifindex int) error {
+	return control(c, func(fd int) error {
+		if ifindex != 0 {
+			if err := syscall.SetsockoptInt(fd, syscall.IPPROTO_IPV6, syscall.IPV6_MULTICAST_IF, ifindex); err != nil {
+				return err
+			}
+		}
+		if err := syscall.SetsockoptInt(fd, syscall.IPPROTO_IPV6, syscall.IPV6_MULTICAST_HOPS, 1); err != nil {
+			return err
+		}
+		return syscall.SetsockoptInt(fd, syscall.IPPROTO_IPV6, syscall.IPV6_MULTICAST_LOOP, 1)
+	})
+}
+
 // control runs f on c's file descriptor.
 func control(c *net.UDPConn, f func(fd int) error) error {
 	rc, err := c.SyscallConn()

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,6 +85,13 @@ func loopbackScouting(t *testing.T) (ScoutingConfig, bool) {
 // an error only when no namespace can be made.
 func runInNetns(t *testing.T) error {
 	t.Helper()
+	return runInNetnsWith(t, "ip link set lo up && ip link set lo multicast on")
+}
+
+// runInNetnsWith is runInNetns with the namespace's network set up by the
+// shell command setup.
+func runInNetnsWith(t *testing.T, setup string) error {
+	t.Helper()
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
 		return err
@@ -91,7 +99,6 @@ func runInNetns(t *testing.T) error {
 	if _, err := exec.LookPath("ip"); err != nil {
 		return err
 	}
-	const setup = "ip link set lo up && ip link set lo multicast on"
 	if out, err := exec.Command(unshare, "-rn", "sh", "-c", setup).CombinedOutput(); err != nil {
 		return fmt.Errorf("unshare -rn: %v: %s", err, out)
 	}
@@ -147,7 +154,8 @@ func TestScoutingConfig(t *testing.T) {
 	bad := []ScoutingConfig{
 		{Multicast: true, Address: "224.0.0.224"},
 		{Multicast: true, Address: "10.0.0.1:7446"},
-		{Multicast: true, Address: "[ff02::1]:7446"},
+		{Multicast: true, Address: "[2001:db8::1]:7446"},
+		{Multicast: true, Address: "[ff02::1]:7446", Interface: "no-such-if0"},
 		{Multicast: true, Address: "224.0.0.224:0"},
 		{Multicast: true, Address: "224.0.0.224:x"},
 		{Multicast: true, Address: "host.invalid:7446"},
@@ -512,6 +520,50 @@ func TestScoutRelinksAfterLoss(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s := recv(t, got); string(s.Payload) != "welcome back" {
+		t.Fatalf("got %+v", s)
+	}
+}
+
+// Peers scouting on an IPv6 group find each other and link over IPv6.
+// Linux does not loop IPv6 multicast back on lo, so the test runs in a
+// private network namespace on one end of a veth pair (v0, fd00::1).
+func TestScoutIPv6(t *testing.T) {
+	_, port, _ := net.SplitHostPort(scoutAddr(t))
+	cfg := ScoutingConfig{Multicast: true, Address: net.JoinHostPort("ff02::7a5", port), Interface: "v0",
+		Period: 50 * time.Millisecond, Timeout: 5 * time.Second}
+	if err := probeMulticast(cfg); err != nil {
+		if os.Getenv(netnsChildEnv) == "1" {
+			t.Fatalf("IPv6 multicast on a veth pair fails in a private network namespace: %v", err)
+		}
+		const veth = "ip link set lo up && ip link add v0 type veth peer name v1 && ip link set v0 up && " +
+			"ip link set v1 up && ip -6 addr add fd00::1/64 dev v0 nodad"
+		if nerr := runInNetnsWith(t, veth); nerr != nil {
+			msg := fmt.Sprintf("IPv6 multicast on lo does not work here (%v) and no network namespace is available: %v", err, nerr)
+			if os.Getenv("CI") != "" {
+				t.Fatal(msg)
+			}
+			t.Skip(msg)
+		}
+		return
+	}
+	a := openT(t, Config{Scouting: cfg})
+	b := openT(t, Config{Scouting: cfg})
+	ctx := testCtx(t)
+	if err := a.WaitConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.WaitConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if l := a.Links(); len(l) == 0 || !strings.HasPrefix(l[0].Remote, "tcp/[") {
+		t.Fatalf("links %+v, want IPv6", l)
+	}
+	got := collector(t, b, "scout6/**")
+	p := publisher(t, a, "scout6/x")
+	if err := p.Put(ctx, []byte("over v6")); err != nil {
+		t.Fatal(err)
+	}
+	if s := recv(t, got); string(s.Payload) != "over v6" {
 		t.Fatalf("got %+v", s)
 	}
 }

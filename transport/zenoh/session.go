@@ -26,7 +26,7 @@ type Session struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	listeners []net.Listener
+	listeners []netListener
 
 	mu      sync.Mutex
 	closed  bool
@@ -99,9 +99,8 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.table.Store(&table{})
-	var lc net.ListenConfig
 	for _, ep := range rc.listen {
-		ln, err := lc.Listen(ctx, "tcp", ep.addr)
+		ln, err := s.listen(ctx, ep)
 		if err != nil {
 			s.Close()
 			return nil, fmt.Errorf("zenoh: listen on %s: %w", ep, err)
@@ -169,7 +168,7 @@ func (s *Session) ZID() string {
 func (s *Session) ListenAddrs() []string {
 	out := make([]string, 0, len(s.listeners))
 	for _, ln := range s.listeners {
-		out = append(out, "tcp/"+ln.Addr().String())
+		out = append(out, ln.locator().String())
 	}
 	return out
 }
@@ -238,13 +237,13 @@ func (s *Session) Close() error {
 	return nil
 }
 
-func (s *Session) acceptLoop(ln net.Listener) {
+func (s *Session) acceptLoop(ln netListener) {
 	defer s.wg.Done()
 	for {
 		conn, err := ln.Accept()
 		if err != nil {
 			if s.ctx.Err() == nil {
-				s.log.Error("zenoh: accept failed, no longer listening", "addr", ln.Addr().String(), "err", err)
+				s.log.Error("zenoh: accept failed, no longer listening", "endpoint", ln.locator().String(), "err", err)
 			}
 			return
 		}
@@ -262,7 +261,7 @@ func (s *Session) acceptLoop(ln net.Listener) {
 				return
 			}
 			if err != nil {
-				s.log.Debug("zenoh: inbound handshake failed", "remote", conn.RemoteAddr().String(), "err", err)
+				s.inboundFailed(ln, conn, err)
 				_ = conn.Close()
 				return
 			}
@@ -270,6 +269,26 @@ func (s *Session) acceptLoop(ln net.Listener) {
 				s.serve(l)
 			}
 		}()
+	}
+}
+
+// inboundFailed logs (and counts) an inbound link whose handshake failed:
+// refused authentication and failed TLS handshakes are warnings naming the
+// endpoint (the operator must know), other failures are chatter.
+func (s *Session) inboundFailed(ln netListener, conn net.Conn, err error) {
+	remote := remoteLocator(conn)
+	var limit string
+	switch {
+	case errors.Is(err, ErrAuth):
+		limit = LimitAuth
+	case isTLSFailure(conn, err):
+		limit = LimitTLS
+	default:
+		s.log.Debug("zenoh: inbound handshake failed", "endpoint", ln.locator().String(), "remote", remote, "err", err)
+		return
+	}
+	if n, log := s.countRefused(limit); log {
+		s.log.Warn("zenoh: refusing inbound link", "endpoint", ln.locator().String(), "remote", remote, "limit", limit, "err", err, "count", n)
 	}
 }
 
@@ -284,10 +303,11 @@ func (s *Session) dial(ep endpoint, first chan<- error, deadline time.Time) {
 // deadline, goes to first.
 func (s *Session) dialLoop(ep endpoint, first chan<- error, deadline time.Time) {
 	defer s.wg.Done()
-	var d net.Dialer
 	delay := s.cfg.RetryInterval
 	for {
-		conn, err := d.DialContext(s.ctx, "tcp", ep.addr)
+		dctx, cancel := context.WithTimeout(s.ctx, handshakeTimeout)
+		conn, err := s.dialConn(dctx, ep)
+		cancel()
 		var l *link
 		if err == nil {
 			l, err = s.handshake(s.ctx, conn, true, nil)
@@ -494,6 +514,9 @@ func (s *Session) register(l *link) (*link, error) {
 func (s *Session) serve(l *link) {
 	s.wg.Add(2)
 	go l.writeLoop()
+	if stop := l.closeOnExpiry(); stop != nil {
+		defer stop()
+	}
 	l.readLoop()
 }
 

@@ -194,7 +194,7 @@ func TestUndeclareStopsRemoteTraffic(t *testing.T) {
 
 func TestOpenErrors(t *testing.T) {
 	ctx := testCtx(t)
-	for _, ep := range []string{"udp/1.2.3.4:5", "tcp/", "tcp/localhost", "tcp/:99999", "127.0.0.1:7447", "tcp/1.2.3.4:7447#iface=lo"} {
+	for _, ep := range []string{"ws/1.2.3.4:5", "tcp/", "tcp/localhost", "tcp/:99999", "127.0.0.1:7447", "tcp/1.2.3.4:7447#iface=lo"} {
 		if _, err := Open(ctx, Config{Listen: []string{ep}}); !errors.Is(err, ErrInvalidEndpoint) {
 			t.Errorf("Listen %q: got %v, want ErrInvalidEndpoint", ep, err)
 		}

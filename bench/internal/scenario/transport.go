@@ -110,7 +110,7 @@ type Peer struct {
 // Transports returns every transport of the harness, in report order.
 // The router transport uses the default interpreter (peers.PythonPath).
 func Transports() []Transport {
-	return []Transport{Mem(), Zenoh(), ZenohTCP(), ZenohProc(), ZenohRouter(peers.PythonPath()), ROSZenoh(), ROSZenohTCP(), ROSZenohProc(), DDS(), DDSProc(), ROSDDS(), ROSDDSUDP(), ROSDDSProc()}
+	return []Transport{Mem(), Zenoh(), ZenohTCP(), ZenohTLS(), ZenohQUIC(), ZenohProc(), ZenohRouter(peers.PythonPath()), ROSZenoh(), ROSZenohTCP(), ROSZenohProc(), DDS(), DDSProc(), ROSDDS(), ROSDDSUDP(), ROSDDSProc()}
 }
 
 // Runs reports whether scenario sc runs on t.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,11 +31,40 @@ func ZenohTCP() Transport {
 	return Transport{Name: "zenoh-tcp", Floor: FloorTCP, Open: openZenoh(true)}
 }
 
+// ZenohTLS is ZenohTCP over a tls/ link (server authentication, a
+// certificate made for the run).
+func ZenohTLS() Transport {
+	return Transport{Name: "zenoh-tls", Floor: FloorTCP, Open: openZenohLink("tls/127.0.0.1:0")}
+}
+
+// ZenohQUIC is ZenohTCP over a quic/ link (quic-go, a certificate made
+// for the run).
+func ZenohQUIC() Transport {
+	return Transport{Name: "zenoh-quic", Floor: FloorTCP, Open: openZenohLink("quic/127.0.0.1:0")}
+}
+
 func openZenoh(twoSessions bool) func(ctx context.Context, size int) (*Link, error) {
+	if twoSessions {
+		return openZenohLink("tcp/127.0.0.1:0")
+	}
+	return openZenohLink("")
+}
+
+// openZenohLink opens two sessions linked over listen, or one session if
+// listen is empty. tls/ and quic/ links get a certificate made for them.
+func openZenohLink(listen string) func(ctx context.Context, size int) (*Link, error) {
 	return func(ctx context.Context, size int) (*Link, error) {
+		twoSessions := listen != ""
 		cfg := zenoh.Config{}
+		var client zenoh.TLSConfig
 		if twoSessions {
-			cfg.Listen = []string{"tcp/127.0.0.1:0"}
+			cfg.Listen = []string{listen}
+			if strings.HasPrefix(listen, "tls/") || strings.HasPrefix(listen, "quic/") {
+				var err error
+				if cfg.TLS, client, err = benchTLS(); err != nil {
+					return nil, err
+				}
+			}
 		}
 		b, err := zenoh.Open(ctx, cfg)
 		if err != nil {
@@ -42,7 +72,7 @@ func openZenoh(twoSessions bool) func(ctx context.Context, size int) (*Link, err
 		}
 		a := b
 		if twoSessions {
-			a, err = zenoh.Open(ctx, zenoh.Config{Connect: b.ListenAddrs()})
+			a, err = zenoh.Open(ctx, zenoh.Config{Connect: b.ListenAddrs(), TLS: client})
 			if err != nil {
 				b.Close()
 				return nil, err

@@ -3,12 +3,16 @@ interop tests.
 
 Usage: zenoh_peer.py --mode peer|client|router [--listen EP] [--connect EP]
                      [--client] [--gossip] [--rmw] [--zid HEX]
+                     [--set PATH=JSON5]...
 
 Multicast scouting is always off; gossip scouting is off unless --gossip.
 --rmw sets gossip up as rmw_zenoh's session config does (on, multihop off,
 a peer gossiping to routers only and dialling only peers with a smaller
 ZID), and for a router rmw_zenohd's (no failover brokering between peers).
 --zid sets the Zenoh ID (hex, as printed).
+--set inserts a configuration value (e.g. transport/link/tls/enable_mtls=true)
+into every session it opens. EP may be of any link type (tcp, tls, quic, udp,
+unixsock-stream, IPv6 addresses in brackets).
 
 With --client, a second session in client mode is opened, connected to the
 first one's listen endpoint, and the commands below act on it (the first
@@ -42,6 +46,8 @@ Commands:
   {"op": "lsub", "key": K, "history": H}  declare a liveliness subscriber; its
                                           events are {"ev": "live", "key", "kind"}
   {"op": "lget", "key": K, "timeout": T}  liveliness get -> {"ev": "ok", "keys": [...]}
+  {"op": "echo", "from": K1, "to": K2}    republish every sample of K1 on K2, from
+                                          the subscriber's callback (benchmarks)
   {"op": "crash"}                         exit at once, closing nothing
   {"op": "quit"}
 Samples are reported as {"ev": "sample", "key", "kind", "len", "sha256",
@@ -153,10 +159,16 @@ def do_get(session, cmd):
 
 def bound_endpoint(ep):
     """Returns ep with port 0 replaced by the port this process listens on
-    (read from /proc: the Python API does not tell it)."""
+    (read from /proc: the Python API does not tell it), without its
+    configuration (after '#')."""
     if not ep:
         return ep
-    host, port = ep[len("tcp/"):].rsplit(":", 1)
+    ep = ep.split("#", 1)[0]
+    proto, rest = ep.split("/", 1)
+    if proto not in ("tcp", "tls", "udp", "quic"):
+        return ep
+    addr, meta = (rest.split("?", 1) + [""])[:2]
+    host, port = addr.rsplit(":", 1)
     if port != "0":
         return ep
     inodes = set()
@@ -167,12 +179,16 @@ def bound_endpoint(ep):
             continue
         if target.startswith("socket:["):
             inodes.add(target[len("socket:["):-1])
-    for path in ("/proc/self/net/tcp", "/proc/self/net/tcp6"):
+    table = "udp" if proto in ("udp", "quic") else "tcp"
+    want = "07" if table == "udp" else "0A"  # 07: unconnected UDP, 0A: LISTEN
+    v6 = host.startswith("[")
+    for path in ("/proc/self/net/" + table + ("6" if v6 else ""),):
         with open(path) as f:
             for line in f.readlines()[1:]:
                 fields = line.split()
-                if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
-                    return "tcp/%s:%d" % (host, int(fields[1].rsplit(":", 1)[1], 16))
+                if fields[3] == want and fields[9] in inodes:
+                    out = "%s/%s:%d" % (proto, host, int(fields[1].rsplit(":", 1)[1], 16))
+                    return out + ("?" + meta if meta else "")
     raise SystemExit("zenoh_peer.py: no listening socket found for " + ep)
 
 
@@ -185,14 +201,21 @@ def main():
     ap.add_argument("--gossip", action="store_true")
     ap.add_argument("--rmw", action="store_true")
     ap.add_argument("--zid")
+    ap.add_argument("--set", action="append", default=[])
     args = ap.parse_args()
 
+    def configure(conf):
+        for kv in args.set:
+            k, v = kv.split("=", 1)
+            conf.insert_json5(k, v)
+        return conf
+
     zenoh.init_log_from_env_or("error")
-    base = zenoh.open(make_config(args.mode, args.listen, args.connect, args.gossip, args.rmw, args.zid))
+    base = zenoh.open(configure(make_config(args.mode, args.listen, args.connect, args.gossip, args.rmw, args.zid)))
     listen = bound_endpoint(args.listen)
     session = base
     if args.client:
-        session = zenoh.open(make_config("client", None, listen))
+        session = zenoh.open(configure(make_config("client", None, listen)))
     keep = []
     keyexprs = []
     pubs = {}
@@ -211,6 +234,10 @@ def main():
             os._exit(0)
         if op == "sub":
             keep.append(session.declare_subscriber(cmd["key"], on_sample))
+        elif op == "echo":
+            back = session.declare_publisher(cmd["to"], congestion_control=zenoh.CongestionControl.BLOCK)
+            keep.append(back)
+            keep.append(session.declare_subscriber(cmd["from"], lambda smp, back=back: back.put(smp.payload)))
         elif op == "pub":
             # Block rather than drop under congestion: the tests count samples.
             key = cmd["key"]

@@ -1,13 +1,15 @@
 """Run a Rust Zenoh router (the eclipse-zenoh Python package) for the Go
 rmw_zenoh interop tests.
 
-Usage: zenoh_router.py --listen EP [--rmw]
+Usage: zenoh_router.py --listen EP [--rmw] [--set PATH=JSON5]...
 
 Multicast scouting is off. With --rmw, the router is configured as
 rmw_zenohd's default config does: gossip on, and no failover brokering, so
 that peers exchange data only over their direct links. Prints {"ev": "ready", "zid": ...,
 "endpoint": ...} once the router listens (the endpoint with the port the system chose when EP's
-port is 0), and exits when stdin closes.
+port is 0), and exits when stdin closes. EP is a tcp/ or tls/ endpoint (the
+last --listen given counts); --set inserts a configuration value (TLS
+certificates, a password dictionary).
 """
 
 import argparse
@@ -21,7 +23,8 @@ import zenoh
 def bound_endpoint(ep):
     """Returns ep with port 0 replaced by the port this process listens on
     (read from /proc: the Python API does not tell it)."""
-    host, port = ep[len("tcp/"):].rsplit(":", 1)
+    proto, addr = ep.split("/", 1)
+    host, port = addr.rsplit(":", 1)
     if port != "0":
         return ep
     inodes = set()
@@ -37,7 +40,7 @@ def bound_endpoint(ep):
             for line in f.readlines()[1:]:
                 fields = line.split()
                 if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
-                    return "tcp/%s:%d" % (host, int(fields[1].rsplit(":", 1)[1], 16))
+                    return "%s/%s:%d" % (proto, host, int(fields[1].rsplit(":", 1)[1], 16))
     raise SystemExit("zenoh_router.py: no listening socket found for " + ep)
 
 
@@ -45,6 +48,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--listen", required=True)
     ap.add_argument("--rmw", action="store_true")
+    ap.add_argument("--set", action="append", default=[])
     args = ap.parse_args()
     conf = zenoh.Config()
     conf.insert_json5("mode", json.dumps("router"))
@@ -54,6 +58,9 @@ def main():
     if args.rmw:
         conf.insert_json5("scouting/gossip/enabled", "true")
         conf.insert_json5("routing/router/peers_failover_brokering", "false")
+    for kv in args.set:
+        k, v = kv.split("=", 1)
+        conf.insert_json5(k, v)
     session = zenoh.open(conf)
     ready = {"ev": "ready", "zid": str(session.info.zid()), "endpoint": bound_endpoint(args.listen)}
     sys.stdout.write(json.dumps(ready) + "\n")
