@@ -189,7 +189,9 @@
 //
 //   - Keyed topics: instances, keys and dispose/unregister of user samples
 //     (ROS 2 uses keyless topics only; SEDP's builtin topics are keyed and
-//     handled).
+//     handled). Topic.Keyed only announces keyed endpoints, so that they
+//     match another vendor's on a keyed topic; samples of all instances
+//     form one stream.
 //   - XTypes: TYPE_INFORMATION and TypeLookup are neither sent nor used;
 //     matching uses type names, as Fast DDS and Cyclone do when one side
 //     has no type information.

@@ -23,7 +23,8 @@ func NewWriter(p *Participant, t Topic, q QoS) (*Writer, error) {
 		return nil, ErrClosed
 	}
 	p.nextKey++
-	w := newWriter(p, rtps.NewUserEntityID(p.nextKey, rtps.KindWriterNoKey), t, q, false)
+	kind, _ := t.kinds()
+	w := newWriter(p, rtps.NewUserEntityID(p.nextKey, kind), t, q, false)
 	p.writers[w.guid.Entity] = w
 	res := p.remoteOnTopicLocked(t.Name, true)
 	p.mu.Unlock()
@@ -88,7 +89,8 @@ func newUserReader(p *Participant, t Topic, q QoS, deliver func(*inSample)) (*Re
 		return nil, ErrClosed
 	}
 	p.nextKey++
-	r := newReader(p, rtps.NewUserEntityID(p.nextKey, rtps.KindReaderNoKey), t, q, false, deliver)
+	_, kind := t.kinds()
+	r := newReader(p, rtps.NewUserEntityID(p.nextKey, kind), t, q, false, deliver)
 	p.readers[r.guid.Entity] = r
 	wes := p.remoteOnTopicLocked(t.Name, false)
 	p.mu.Unlock()
