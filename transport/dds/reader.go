@@ -427,6 +427,9 @@ func (r *Reader) onDataFrag(g rtps.GUID, c *rtps.Context, d *rtps.DataFrag) {
 		}
 		wp.frags[d.SN] = ra
 	}
+	if c.HaveTimestamp && !ra.hasTS {
+		ra.ts, ra.hasTS = c.Timestamp, true
+	}
 	done, refused := ra.add(d, ra.size <= wp.largestDone, r.budget(wp))
 	if refused != "" {
 		r.p.stats.dropped.Add(1)
@@ -437,7 +440,7 @@ func (r *Reader) onDataFrag(g rtps.GUID, c *rtps.Context, d *rtps.DataFrag) {
 	}
 	r.dropFrag(wp, d.SN)
 	wp.largestDone = max(wp.largestDone, ra.size)
-	s := &inSample{writer: g, sn: d.SN, key: d.Key, ts: c.Timestamp, hasTS: c.HaveTimestamp, payload: ra.buf}
+	s := &inSample{writer: g, sn: d.SN, key: d.Key, ts: ra.ts, hasTS: ra.hasTS, payload: ra.buf}
 	r.keepInline(s, c, d.InlineQoS, d.LittleEndian)
 	ra.buf = nil
 	r.accept(wp, s)

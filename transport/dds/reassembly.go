@@ -25,6 +25,10 @@ type reassembly struct {
 	received int // bytes received (eviction: the least advanced goes first)
 	charged  int // bytes charged to the budgets: cap(buf) + 8·cap(got)
 	started  time.Time
+	// ts is the source timestamp of the first fragment that came with
+	// one: Cyclone puts INFO_TS only before a sample's first fragment.
+	ts    rtps.Time
+	hasTS bool
 }
 
 // reasmBudget is what a reassembly charges: the writer proxy's count and

@@ -350,22 +350,38 @@ func (r *runner) failed(err error) {
 	}
 }
 
-// loop prints the statistics once a second and sends a new ping when the
-// current one went unanswered for a second, until ctx ends.
+// retry is how long a ping may go unanswered before the next one is
+// sent: a second, as ddsperf has it, but a tenth of that until the first
+// pong (the pongers' writers for this participant may not match yet).
+func (r *runner) retry() time.Duration {
+	if len(r.lat) == 0 {
+		return time.Second / 10
+	}
+	return time.Second
+}
+
+// loop prints the statistics once a second (and once more when ctx ends)
+// and sends a new ping when the current one went unanswered, until ctx
+// ends.
 func (r *runner) loop(ctx context.Context) {
-	t := time.NewTicker(time.Second)
+	t := time.NewTicker(time.Second / 10)
 	defer t.Stop()
 	last := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
+			if now := time.Now(); now.Sub(last) >= time.Second/2 {
+				r.print(now, now.Sub(last))
+			}
 			return
 		case now := <-t.C:
-			r.print(now, now.Sub(last))
-			last = now
+			if now.Sub(last) >= time.Second-time.Second/20 {
+				r.print(now, now.Sub(last))
+				last = now
+			}
 			if r.cfg.Ping {
 				r.mu.Lock()
-				again := r.expect > 0 && now.Sub(r.pingAt) >= time.Second
+				again := r.expect > 0 && now.Sub(r.pingAt) >= r.retry()
 				var seq uint32
 				if again {
 					seq = r.nextPingLocked(now)
