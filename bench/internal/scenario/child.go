@@ -64,6 +64,8 @@ type childConfig struct {
 	// clock start (Unix ns).
 	Queue      int   `json:"queue,omitempty"`
 	ClockStart int64 `json:"clock_start,omitempty"`
+	// OneWay makes a sink answer only flush markers (see [oneWaySink]).
+	OneWay bool `json:"one_way,omitempty"`
 	// Args are a Go ddsperf side's command line (role "ddsperf", see
 	// [RunDDSPerfPair]).
 	Args []string `json:"args,omitempty"`
