@@ -76,6 +76,12 @@ func (s *inSample) sample() Sample {
 
 // newUserReader creates, registers and announces a user reader.
 func newUserReader(p *Participant, t Topic, q QoS, deliver func(*inSample)) (*Reader, error) {
+	return newUserReaderWith(p, t, q, deliver, nil)
+}
+
+// newUserReaderWith is newUserReader with set, if not nil, applied to the
+// reader before it is registered.
+func newUserReaderWith(p *Participant, t Topic, q QoS, deliver func(*inSample), set func(*Reader)) (*Reader, error) {
 	if err := t.validate(); err != nil {
 		return nil, err
 	}
@@ -91,6 +97,9 @@ func newUserReader(p *Participant, t Topic, q QoS, deliver func(*inSample)) (*Re
 	p.nextKey++
 	_, kind := t.kinds()
 	r := newReader(p, rtps.NewUserEntityID(p.nextKey, kind), t, q, false, deliver)
+	if set != nil {
+		set(r)
+	}
 	p.readers[r.guid.Entity] = r
 	wes := p.remoteOnTopicLocked(t.Name, false)
 	p.mu.Unlock()

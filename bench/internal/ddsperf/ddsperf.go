@@ -171,17 +171,17 @@ func (r *runner) endpoints() error {
 	// the Cyclone pinger does not do. A Cyclone peer then reports once
 	// that it "failed to match" this participant's ping reader.
 	if !r.cfg.Ping {
-		if _, err := dds.NewReaderFunc(r.p, topic(TopicPing), pingQoS(), r.onPing); err != nil {
+		if _, err := dds.NewReaderLoan(r.p, topic(TopicPing), pingQoS(), r.onPing); err != nil {
 			return err
 		}
 	}
 	pq := dataQoS()
 	pq.Partition = []string{Partition(r.p.GUID())}
-	if _, err := dds.NewReaderFunc(r.p, topic(TopicPong), pq, r.onPong); err != nil {
+	if _, err := dds.NewReaderLoan(r.p, topic(TopicPong), pq, r.onPong); err != nil {
 		return err
 	}
 	if r.cfg.Sub {
-		if _, err := dds.NewReaderFunc(r.p, topic(TopicData), dataQoS(), r.onData); err != nil {
+		if _, err := dds.NewReaderLoan(r.p, topic(TopicData), dataQoS(), r.onData); err != nil {
 			return err
 		}
 	}
