@@ -39,7 +39,9 @@
 //
 // Payloads are serialized samples, encapsulation header included (for ROS
 // 2 messages, CDR as package ros/cdr writes it). A reader's samples feed an
-// afor.Sub[Sample] (Reader.Sub, Subscribe), or a callback (NewReaderFunc);
+// afor.Sub[Sample] (Reader.Sub, Subscribe), or a callback (NewReaderFunc,
+// or NewReaderLoan, whose callback borrows each payload and so costs no
+// allocation or copy per sample);
 // SubscribeCodec decodes them into an afor.Sub[T] and NewTypedWriter
 // encodes values through the same afor.Codec. Samples arrive in order per
 // writer.
