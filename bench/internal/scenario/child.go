@@ -64,6 +64,11 @@ type childConfig struct {
 	// clock start (Unix ns).
 	Queue      int   `json:"queue,omitempty"`
 	ClockStart int64 `json:"clock_start,omitempty"`
+	// OneWay makes a sink answer only flush markers (see [oneWaySink]).
+	OneWay bool `json:"one_way,omitempty"`
+	// Args are a Go ddsperf side's command line (role "ddsperf", see
+	// [RunDDSPerfPair]).
+	Args []string `json:"args,omitempty"`
 }
 
 // RunChild runs the remote side of a scenario (or of the tcp-proc floor)
@@ -87,6 +92,9 @@ func RunChild() (handled bool, err error) {
 
 // runChild answers until stdin ends.
 func runChild(cfg childConfig, stdin io.Reader, stdout io.Writer) error {
+	if cfg.Role == "ddsperf" {
+		return runDDSPerfChild(cfg, stdout)
+	}
 	if cfg.ROSDDS {
 		return runROSDDSChild(cfg, stdin, stdout)
 	}
