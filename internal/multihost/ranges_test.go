@@ -102,6 +102,12 @@ func discovers(a, b discoverySetting, sameHost bool) bool {
 	return a.Range == "SUBNET" && b.Range == "SUBNET"
 }
 
+// firstRangeDomain is the first of TestDDSDiscoveryRanges's 36 domains:
+// their ports stay below Linux's ephemeral range (domains above 101 reach
+// it, and a socket bound to port 0 can take the port a participant of a
+// later domain needs: "bind: address already in use").
+const firstRangeDomain = 10
+
 // TestDDSDiscoveryRanges checks every pair of discovery settings (range,
 // static peer or not) on one host and on two against ROS 2's table, Go
 // against Go and Go against rclpy: each pair is two nodes in a domain of
@@ -123,7 +129,8 @@ func TestDDSDiscoveryRanges(t *testing.T) {
 		return h.Start(t, "rclpy-probe-"+side, cmd)
 	}
 	// A layout is one kind of pair (Go and Go, Go and rclpy) on one host or
-	// two, on a LAN of its own: its pairs use domains 100 to 135, one each.
+	// two, on a LAN of its own: its pairs use domains firstRangeDomain to
+	// firstRangeDomain+35, one each.
 	type layout struct {
 		kinds string
 		same  bool
@@ -155,7 +162,7 @@ func TestDDSDiscoveryRanges(t *testing.T) {
 			}
 			var cmdsA []probeCommand
 			var cmdsB []cmd
-			domain := 100
+			domain := firstRangeDomain
 			for _, a := range discoverySettings {
 				for _, b := range discoverySettings {
 					ca := probeCommand{ID: fmt.Sprint(domain), Domain: domain, Range: a.Range}
@@ -237,7 +244,7 @@ func TestDDSDiscoveryRanges(t *testing.T) {
 	for _, l := range layouts {
 		for time.Now().Before(deadline) {
 			m, missing := found(l), 0
-			domain := 100
+			domain := firstRangeDomain
 			for _, a := range discoverySettings {
 				for _, b := range discoverySettings {
 					if discovers(a, b, l.same) && m[fmt.Sprint(domain)] < 2 {
@@ -261,7 +268,7 @@ func TestDDSDiscoveryRanges(t *testing.T) {
 		for _, b := range discoverySettings {
 			fmt.Fprintf(&table, "%-16s", b)
 		}
-		domain := 100
+		domain := firstRangeDomain
 		for _, a := range discoverySettings {
 			fmt.Fprintf(&table, "\n%-16s", a)
 			for _, b := range discoverySettings {

@@ -12,10 +12,13 @@ import (
 
 // testDomain hands out a distinct domain per participant group, so that
 // tests in the same namespace (or, outside it, on the same host) never see
-// each other.
+// each other. They are 12 to 99 (the examples use 7, 8 and 11): the ports
+// of domains above 101 lie in Linux's ephemeral range, where a socket bound
+// to port 0 (a participant's acknowledgment or multicast sending socket) can
+// take a port another participant then fails to bind, as ROS 2's docs warn.
 var testDomain atomic.Int32
 
-func nextDomain() int { return 100 + int(testDomain.Add(1))%100 }
+func nextDomain() int { return 12 + int(testDomain.Add(1))%88 }
 
 func noEnv(string) string { return "" }
 

@@ -51,14 +51,20 @@ func waitLinkedTo(t *testing.T, s *Session, zid string) LinkInfo {
 }
 
 // checkGossipDecoded fails if s dropped a link-state list, or received
-// none.
+// none within 10 s. The list that tells a peer of a newcomer can come after
+// the newcomer, told earlier, dialled it: the count is polled (gossip has no
+// event to wait on).
 func checkGossipDecoded(t *testing.T, s *Session) {
 	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for s.gossip.received.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if n := s.gossip.dropped.Load(); n != 0 {
 		t.Errorf("%s dropped %d link-state lists", s.ZID(), n)
 	}
 	if s.gossip.received.Load() == 0 {
-		t.Errorf("%s received no link state", s.ZID())
+		t.Errorf("%s received no link state in 10 s", s.ZID())
 	}
 }
 

@@ -66,6 +66,10 @@ type Config struct {
 	Participant dds.Config
 	// Out receives the statistics lines (default os.Stdout).
 	Out io.Writer
+	// Ready, if set, is called once the participant and its endpoints
+	// exist: a harness starts the other side then, not before (a side
+	// with a fixed duration started first would spend it alone).
+	Ready func()
 }
 
 // pingQoS is the QoS of the ping and pong endpoints: reliable KEEP_LAST 1.
@@ -148,6 +152,9 @@ func Run(ctx context.Context, cfg Config) error {
 			defer wg.Done()
 			r.publish(ctx, w)
 		}()
+	}
+	if cfg.Ready != nil {
+		cfg.Ready()
 	}
 	r.loop(ctx)
 	wg.Wait()

@@ -1,8 +1,10 @@
 package scenario
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -70,8 +72,12 @@ func RunDDSPerfPair(ctx context.Context, pair DDSPerfPair, pattern Mode, size in
 		passive, active = []string{"sub"}, []string{"pub", "size", sz}
 	}
 	lines, stop, err := startDDSPerfSides(ctx, secs, pair, passive, active)
-	if err != nil {
+	switch {
+	case errors.Is(err, exec.ErrNotFound):
 		r.Skipped = err.Error()
+		return r
+	case err != nil:
+		r.Error, r.Failed = err.Error(), 1
 		return r
 	}
 	n := 0
@@ -162,9 +168,25 @@ func startDDSPerfSides(ctx context.Context, secs int, pair DDSPerfPair, passive,
 		cancel()
 		return nil, nil, err
 	}
+	// A Go passive side starts more slowly than Cyclone's (a race-built
+	// test binary on a loaded machine: seconds), and the active side's
+	// duration is fixed: it starts once the passive side's endpoints exist.
+	var perr io.Reader
+	if pair.Passive == SideGo {
+		if perr, err = pcmd.StderrPipe(); err != nil {
+			cancel()
+			return nil, nil, err
+		}
+	}
 	if err := pcmd.Start(); err != nil {
 		cancel()
 		return nil, nil, err
+	}
+	if perr != nil && !waitReady(cctx, perr) {
+		cancel()
+		_ = pcmd.Process.Kill()
+		_ = pcmd.Wait()
+		return nil, nil, fmt.Errorf("the Go ddsperf side %v did not start", passive)
 	}
 	if err := acmd.Start(); err != nil {
 		cancel()
@@ -229,5 +251,39 @@ func ddsperfCommand(ctx context.Context, side DDSPerfSide, args []string) (*exec
 func runDDSPerfChild(cfg childConfig, stdout io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	return ddsperf.Main(ctx, cfg.Args, stdout)
+	c, err := ddsperf.ParseArgs(cfg.Args)
+	if err != nil {
+		return err
+	}
+	c.Out = stdout
+	c.Ready = func() { fmt.Fprintln(os.Stderr, ddsperfReadyLine) }
+	return ddsperf.Run(ctx, c)
+}
+
+// ddsperfReadyLine is what a Go ddsperf child writes on its stderr once
+// its endpoints exist (see waitReady).
+const ddsperfReadyLine = "afor-ddsperf: ready"
+
+// waitReady reads r (a Go passive side's stderr) until the ready line, and
+// then discards the rest in the background. It reports false when r ends
+// first (the child failed) or ctx ends.
+func waitReady(ctx context.Context, r io.Reader) bool {
+	ready := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			if sc.Text() == ddsperfReadyLine {
+				ready <- true
+				_, _ = io.Copy(io.Discard, r)
+				return
+			}
+		}
+		ready <- false
+	}()
+	select {
+	case ok := <-ready:
+		return ok
+	case <-ctx.Done():
+		return false
+	}
 }
