@@ -17,7 +17,8 @@ import (
 //
 // with the modes "ping [size S]", "pong", "pub [size S]" and "sub" (S in
 // bytes, or with a k, KiB, M or MiB suffix). The participant discovers
-// its peers by unicast on 127.0.0.1 (dds.RangeLocalhost), as the bench's
+// its peers by unicast on 127.0.0.1 and announces only 127.0.0.1
+// (dds.RangeLocalhost, Interfaces 127.0.0.1), as the bench's
 // Cyclone configuration does, and ignores the environment.
 func Main(ctx context.Context, args []string, out io.Writer) error {
 	cfg, err := ParseArgs(args)
@@ -30,7 +31,7 @@ func Main(ctx context.Context, args []string, out io.Writer) error {
 
 // ParseArgs reads ddsperf's arguments (see [Main]) into a Config.
 func ParseArgs(args []string) (Config, error) {
-	cfg := Config{Participant: dds.Config{Range: dds.RangeLocalhost, Getenv: func(string) string { return "" }}}
+	cfg := Config{Participant: dds.Config{Range: dds.RangeLocalhost, Interfaces: []string{"127.0.0.1"}, Getenv: func(string) string { return "" }}}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		next := func() (string, error) {
