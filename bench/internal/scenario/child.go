@@ -294,4 +294,3 @@ func startReadyArgTimeout(ctx context.Context, cmd *exec.Cmd, what string, ready
 		return nil
 	}, said, nil
 }
-
