@@ -44,6 +44,14 @@
 // same rclpy rows run on a real rmw_zenoh_cpp next to ros-zenoh (one
 // process) and ros-zenoh-proc (two).
 //
+// zenoh-proc-tls and zenoh-proc-quic are zenoh-proc over a tls/ or quic/
+// link (a certificate made for the row); zenoh-proc-rust,
+// zenoh-proc-tls-rust and zenoh-proc-quic-rust (echo and throughput) put
+// the Rust stack (eclipse-zenoh in a Python process, answering from its
+// callbacks) on side B, and in mode rust on side A too; their over go-go
+// column compares them with Go on both sides over the same link. These run
+// only when named in -transports.
+//
 // Usage:
 //
 //	go run ./bench                          # everything, about a minute
