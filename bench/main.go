@@ -140,7 +140,7 @@ type Config struct {
 }
 
 func allScenarios() []string {
-	return []string{"echo", "latency", "throughput", "request", "pipeline", "image"}
+	return []string{"echo", "latency", "throughput", "request", "pipeline", "image", "ddsperf"}
 }
 
 func allModes() []string { return []string{"afor", "native", "floor", "python", "rust"} }
@@ -508,6 +508,8 @@ func plan(cfg Config, rep *Report) []row {
 			rows = append(rows, rosDDSPipelineRows(cfg, rep, all, has)...)
 		case "image":
 			rows = append(rows, imageRows(cfg, has)...)
+		case "ddsperf":
+			rows = append(rows, ddsperfRows(cfg)...)
 		case "request":
 			for _, t := range trs {
 				for _, m := range modes {

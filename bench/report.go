@@ -398,6 +398,8 @@ func (r *Report) writeTables(out io.Writer) {
 			}
 		case "image":
 			r.writeImages(tw, rows)
+		case "ddsperf":
+			r.writeDDSPerf(tw, rows)
 		case "request":
 			fmt.Fprintln(tw, "transport\tmode\tsize\tcalls/s\tper call\tspread\tcpu\tafor/native\tafor-native\tafor/floor\t")
 			for _, res := range rows {
@@ -436,6 +438,8 @@ func title(sc string, c Config) string {
 		return fmt.Sprintf("pipeline: camera 1280x720 mono8 Image at 30 Hz, IMU 200 Hz, perception, planning 10 Hz, control 200 Hz; one process each (GOMAXPROCS %s; ros-dds-gmp1: 1); cpu over %v (%% of one core); afor/floor: total cpu over the bare-Go floor's, and on the rclpy rows their total cpu over the Go ROS nodes'", procs, c.CPUWindow)
 	case "image":
 		return imageTitle(c)
+	case "ddsperf":
+		return ddsperfTitle(c)
 	case "request":
 		return fmt.Sprintf("request: one call outstanding, %v per row (afor: Server/Client; native: the transport's queryable and query; floor: one ping-pong of the same size)", c.Duration)
 	}

@@ -25,7 +25,7 @@ const (
 	batchMax = 14720
 	// batchSampleMax is the largest payload that is batched; larger ones
 	// go out in datagrams of their own.
-	batchSampleMax = 4096
+	batchSampleMax = 8192
 )
 
 // flusher sends the pending batches of the participant's writers.

@@ -47,7 +47,9 @@
 //
 // Payloads are serialized samples, encapsulation header included (for ROS
 // 2 messages, CDR as package ros/cdr writes it). A reader's samples feed an
-// afor.Sub[Sample] (Reader.Sub, Subscribe), or a callback (NewReaderFunc);
+// afor.Sub[Sample] (Reader.Sub, Subscribe), or a callback (NewReaderFunc,
+// or NewReaderLoan, whose callback borrows each payload and so costs no
+// allocation or copy per sample);
 // SubscribeCodec decodes them into an afor.Sub[T] and NewTypedWriter
 // encodes values through the same afor.Codec. Samples arrive in order per
 // writer.
@@ -197,7 +199,9 @@
 //
 //   - Keyed topics: instances, keys and dispose/unregister of user samples
 //     (ROS 2 uses keyless topics only; SEDP's builtin topics are keyed and
-//     handled).
+//     handled). Topic.Keyed only announces keyed endpoints, so that they
+//     match another vendor's on a keyed topic; samples of all instances
+//     form one stream.
 //   - XTypes: TYPE_INFORMATION and TypeLookup are neither sent nor used;
 //     matching uses type names, as Fast DDS and Cyclone do when one side
 //     has no type information.

@@ -23,7 +23,8 @@ func NewWriter(p *Participant, t Topic, q QoS) (*Writer, error) {
 		return nil, ErrClosed
 	}
 	p.nextKey++
-	w := newWriter(p, rtps.NewUserEntityID(p.nextKey, rtps.KindWriterNoKey), t, q, false)
+	kind, _ := t.kinds()
+	w := newWriter(p, rtps.NewUserEntityID(p.nextKey, kind), t, q, false)
 	p.writers[w.guid.Entity] = w
 	res := p.remoteOnTopicLocked(t.Name, true)
 	p.mu.Unlock()
@@ -75,6 +76,12 @@ func (s *inSample) sample() Sample {
 
 // newUserReader creates, registers and announces a user reader.
 func newUserReader(p *Participant, t Topic, q QoS, deliver func(*inSample)) (*Reader, error) {
+	return newUserReaderWith(p, t, q, deliver, nil)
+}
+
+// newUserReaderWith is newUserReader with set, if not nil, applied to the
+// reader before it is registered.
+func newUserReaderWith(p *Participant, t Topic, q QoS, deliver func(*inSample), set func(*Reader)) (*Reader, error) {
 	if err := t.validate(); err != nil {
 		return nil, err
 	}
@@ -88,7 +95,11 @@ func newUserReader(p *Participant, t Topic, q QoS, deliver func(*inSample)) (*Re
 		return nil, ErrClosed
 	}
 	p.nextKey++
-	r := newReader(p, rtps.NewUserEntityID(p.nextKey, rtps.KindReaderNoKey), t, q, false, deliver)
+	_, kind := t.kinds()
+	r := newReader(p, rtps.NewUserEntityID(p.nextKey, kind), t, q, false, deliver)
+	if set != nil {
+		set(r)
+	}
 	p.readers[r.guid.Entity] = r
 	wes := p.remoteOnTopicLocked(t.Name, false)
 	p.mu.Unlock()

@@ -103,6 +103,24 @@ func NewReaderFunc(p *Participant, t Topic, q QoS, fn func(Sample)) (*Reader, er
 	})
 }
 
+// NewReaderLoan is [NewReaderFunc] whose fn borrows each sample: its
+// Payload is valid only until fn returns, after which the reader reuses
+// the memory (the received datagram, or the buffer a fragmented sample
+// was reassembled in), so fn must copy what it keeps. A sample then costs
+// no allocation and no copy of its payload, as with Cyclone DDS's loans;
+// a sample received out of order is still copied while it waits.
+func NewReaderLoan(p *Participant, t Topic, q QoS, fn func(Sample)) (*Reader, error) {
+	if fn == nil {
+		return nil, fmt.Errorf("dds: NewReaderLoan: nil fn")
+	}
+	return newUserReaderWith(p, t, q, func(s *inSample) {
+		if s.payload == nil || s.key {
+			return
+		}
+		fn(s.sample())
+	}, func(r *Reader) { r.loan = true })
+}
+
 // keepInline records what s needs of a DATA's inline QoS: a builtin
 // reader keeps the raw parameters (for disposals), a user reader the
 // related sample identity. Inline QoS that does not parse is counted as

@@ -52,3 +52,31 @@ func ExampleNewReaderFunc() {
 	fmt.Println("hops:", hops, "local:", st.Local-before.Local, "datagrams:", st.Sent-before.Sent)
 	// Output: hops: 6 local: 6 datagrams: 0
 }
+
+// A loaning reader's callback borrows each payload: it reads it (or copies
+// what it keeps) before returning.
+func ExampleNewReaderLoan() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	p, err := dds.NewParticipant(ctx, dds.Config{DomainID: 7, Range: dds.RangeOff})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer p.Close()
+	t := dds.Topic{Name: "rt/bytes", TypeName: "Bytes"}
+	var total int
+	if _, err := dds.NewReaderLoan(p, t, dds.QoS{}, func(s dds.Sample) { total += len(s.Payload) }); err != nil {
+		log.Fatal(err)
+	}
+	w, err := dds.NewWriter(p, t, dds.QoS{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for range 3 {
+		if err := w.Write(ctx, []byte{0, 1, 0, 0, 1, 2, 3, 4}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	fmt.Println("bytes received:", total)
+	// Output: bytes received: 24
+}

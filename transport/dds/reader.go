@@ -74,6 +74,9 @@ type inSample struct {
 	ts       rtps.Time
 	hasTS    bool
 	related  rtps.SampleIdentity // inline RELATED_SAMPLE_IDENTITY (user readers)
+	// reuse marks a reassembled payload a loaning reader takes back
+	// once delivered (Reader.spare).
+	reuse bool
 }
 
 // writerProxy is a reader's state for one matched remote writer.
@@ -156,6 +159,13 @@ type Reader struct {
 	// released.
 	droppedWriter rtps.GuidPrefix
 	dropLimit     string
+	// loan makes the reader lend its samples' payloads to deliver (see
+	// NewReaderLoan): an in-order DATA payload is a slice of the received
+	// datagram, and a reassembled one goes back to spare once delivered
+	// for the next reassembly of a sample of at most its size (both
+	// under dmu).
+	loan  bool
+	spare []byte
 }
 
 func newReader(p *Participant, id rtps.EntityID, t Topic, q QoS, builtin bool, deliver func(*inSample)) *Reader {
@@ -167,8 +177,16 @@ func newReader(p *Participant, id rtps.EntityID, t Topic, q QoS, builtin bool, d
 
 // budget is the reassembly budget of wp.
 func (r *Reader) budget(wp *writerProxy) reasmBudget {
-	return reasmBudget{p: r.p, writer: &wp.reasmBytes, limit: r.p.cfg.lim.MaxReassemblyBytesPerWriter}
+	b := reasmBudget{p: r.p, writer: &wp.reasmBytes, limit: r.p.cfg.lim.MaxReassemblyBytesPerWriter}
+	if r.loan {
+		b.spare = &r.spare
+	}
+	return b
 }
+
+// maxSpare bounds the reassembly buffer a loaning reader keeps for the
+// next sample.
+const maxSpare = 8 << 20
 
 // dropFrag ends the reassembly of sn from wp.
 func (r *Reader) dropFrag(wp *writerProxy, sn rtps.SequenceNumber) {
@@ -224,6 +242,9 @@ func (r *Reader) WaitStatus(ctx context.Context, cond func(MatchStatus) bool) er
 func (r *Reader) flush() {
 	for i, s := range r.out {
 		r.deliver(s)
+		if s.reuse && cap(s.payload) <= maxSpare {
+			r.spare = s.payload
+		}
 		r.out[i] = nil
 	}
 	r.out = r.out[:0]
@@ -367,11 +388,23 @@ func (r *Reader) onData(g rtps.GUID, c *rtps.Context, d *rtps.Data) {
 		}
 	}
 	s := &inSample{writer: g, sn: d.SN, key: d.Key, ts: c.Timestamp, hasTS: c.HaveTimestamp}
-	if payload != nil {
+	switch {
+	case payload == nil:
+	case r.loan && r.inOrder(wp, d.SN):
+		// Delivered before this returns, before the datagram's buffer
+		// is reused (unlock, flush).
+		s.payload = payload
+	default:
 		s.payload = append(make([]byte, 0, len(payload)), payload...)
 	}
 	r.keepInline(s, c, d.InlineQoS, d.LittleEndian)
 	r.accept(wp, s)
+}
+
+// inOrder reports whether a sample sn from wp, not stale, is delivered at
+// once by accept rather than held.
+func (r *Reader) inOrder(wp *writerProxy, sn rtps.SequenceNumber) bool {
+	return !wp.reliable || wp.next == sn || (wp.next == 0 && sn == 1)
 }
 
 // stale reports whether sn was delivered or written off already.
@@ -439,6 +472,9 @@ func (r *Reader) onDataFrag(g rtps.GUID, c *rtps.Context, d *rtps.DataFrag) {
 		}
 		wp.frags[d.SN] = ra
 	}
+	if c.HaveTimestamp && !ra.hasTS {
+		ra.ts, ra.hasTS = c.Timestamp, true
+	}
 	done, refused := ra.add(d, ra.size <= wp.largestDone, r.budget(wp))
 	if refused != "" {
 		r.p.stats.dropped.Add(1)
@@ -449,7 +485,7 @@ func (r *Reader) onDataFrag(g rtps.GUID, c *rtps.Context, d *rtps.DataFrag) {
 	}
 	r.dropFrag(wp, d.SN)
 	wp.largestDone = max(wp.largestDone, ra.size)
-	s := &inSample{writer: g, sn: d.SN, key: d.Key, ts: c.Timestamp, hasTS: c.HaveTimestamp, payload: ra.buf}
+	s := &inSample{writer: g, sn: d.SN, key: d.Key, ts: ra.ts, hasTS: ra.hasTS, payload: ra.buf, reuse: r.loan}
 	r.keepInline(s, c, d.InlineQoS, d.LittleEndian)
 	ra.buf = nil
 	r.accept(wp, s)

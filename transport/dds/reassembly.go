@@ -25,6 +25,10 @@ type reassembly struct {
 	received int // bytes received (eviction: the least advanced goes first)
 	charged  int // bytes charged to the budgets: cap(buf) + 8·cap(got)
 	started  time.Time
+	// ts is the source timestamp of the first fragment that came with
+	// one: Cyclone puts INFO_TS only before a sample's first fragment.
+	ts    rtps.Time
+	hasTS bool
 }
 
 // reasmBudget is what a reassembly charges: the writer proxy's count and
@@ -33,6 +37,7 @@ type reasmBudget struct {
 	p      *Participant
 	writer *int
 	limit  int
+	spare  *[]byte // a loaning reader's spare buffer (Reader.spare), or nil
 }
 
 // charge takes n more bytes from the budgets, or reports which limit
@@ -85,7 +90,14 @@ func (ra *reassembly) grow(end int, n uint32, whole bool, b reasmBudget) string 
 			return why
 		}
 		ra.charged += c - len(ra.buf)
-		nb := make([]byte, c)
+		var nb []byte
+		if whole && b.spare != nil && cap(*b.spare) >= c {
+			// A loaning reader's last delivered sample: every byte of
+			// it is overwritten before this one is delivered.
+			nb, *b.spare = (*b.spare)[:c], nil
+		} else {
+			nb = make([]byte, c)
+		}
 		copy(nb, ra.buf)
 		ra.buf = nb
 	}

@@ -367,8 +367,8 @@ func (p *Participant) compatible(w, r *rtps.EndpointData) (ok bool, policy, why 
 	if w.TypeName != r.TypeName {
 		return false, "", "type names differ"
 	}
-	if w.EndpointGUID.Entity.Kind() == rtps.KindWriterKey || r.EndpointGUID.Entity.Kind() == rtps.KindReaderKey {
-		return false, "", "keyed topic"
+	if (w.EndpointGUID.Entity.Kind() == rtps.KindWriterKey) != (r.EndpointGUID.Entity.Kind() == rtps.KindReaderKey) {
+		return false, "", "keyed and keyless topic"
 	}
 	if ok, why := rtps.EndpointsCompatible(w, r); !ok {
 		return false, policyName(why), why

@@ -253,6 +253,17 @@ func (w *Writer) Write(ctx context.Context, payload []byte) error {
 	return err
 }
 
+// WriteAt is [Writer.Write] with ts as the sample's source timestamp
+// instead of the current time (DDS's write_w_timestamp). Readers get it
+// as [Sample.SourceTime], to the nanosecond.
+func (w *Writer) WriteAt(ctx context.Context, payload []byte, ts time.Time) error {
+	if len(payload) > w.p.cfg.maxSample {
+		return ErrTooLarge
+	}
+	_, err := w.write(ctx, &change{payload: payload, ts: rtps.TimeFrom(ts)}, false)
+	return err
+}
+
 // WriteBuffer is [Writer.Write] for a payload the writer may keep instead
 // of copying it: the caller hands payload over and must not use it again.
 // WriteBuffer returns a buffer for the caller to serialize its next sample

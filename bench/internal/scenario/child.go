@@ -67,6 +67,11 @@ type childConfig struct {
 	// RootCA is the PEM certificate a child connecting over tls/ or quic/
 	// trusts (see [ZenohProcTLS]).
 	RootCA []byte `json:"root_ca,omitempty"`
+	// OneWay makes a sink answer only flush markers (see [oneWaySink]).
+	OneWay bool `json:"one_way,omitempty"`
+	// Args are a Go ddsperf side's command line (role "ddsperf", see
+	// [RunDDSPerfPair]).
+	Args []string `json:"args,omitempty"`
 }
 
 // RunChild runs the remote side of a scenario (or of the tcp-proc floor)
@@ -90,6 +95,9 @@ func RunChild() (handled bool, err error) {
 
 // runChild answers until stdin ends.
 func runChild(cfg childConfig, stdin io.Reader, stdout io.Writer) error {
+	if cfg.Role == "ddsperf" {
+		return runDDSPerfChild(cfg, stdout)
+	}
 	if cfg.ROSDDS {
 		return runROSDDSChild(cfg, stdin, stdout)
 	}

@@ -108,6 +108,9 @@ func openDDSProc(ctx context.Context, size int) (*Link, error) {
 			return startChild(ctx, childConfig{Role: "sink", DDS: true, Domain: d, Prefix: prefix, Mode: mode, Size: size,
 				Queue: queue, ClockStart: clockStart.UnixNano()})
 		},
+		OneWaySinkB: func(ctx context.Context, mode Mode, queue int) (func() error, error) {
+			return startChild(ctx, childConfig{Role: "sink", OneWay: true, DDS: true, Domain: d, Prefix: prefix, Mode: mode, Size: size, Queue: queue})
+		},
 		Close: a.Close,
 	}, nil
 }
@@ -125,6 +128,10 @@ func runDDSChild(cfg childConfig, stdin io.Reader, stdout io.Writer) error {
 	var stop func() error
 	switch cfg.Role {
 	case "sink":
+		if cfg.OneWay {
+			stop, err = oneWaySink(ctx, ddsPeer(p, cfg.Prefix, cfg.Size), ddsPeer(p, cfg.Prefix, HeaderSize), cfg)
+			break
+		}
 		stop, err = sink(ctx, ddsPeer(p, cfg.Prefix, cfg.Size), ddsPeer(p, cfg.Prefix, HeaderSize), cfg)
 	case "echo":
 		stop, err = EchoResponder(ctx, ddsPeer(p, cfg.Prefix, cfg.Size), cfg.Mode)

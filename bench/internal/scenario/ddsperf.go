@@ -11,16 +11,17 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/afor-go/afor/bench/internal/ddsperf"
 )
 
 // FloorDDSPerf is the reference of the dds-proc rows: Cyclone DDS's
 // ddsperf (Debian's cyclonedds-tools, in C), two processes on 127.0.0.1 in
-// the same run: "ddsperf ping"/"pong" for the echo (per hop: half its mean
-// round trip), "ddsperf pub"/"sub" for the throughput (the best second the
-// subscriber saw). Cyclone is configured like the Go participants: the
+// the same run: "ddsperf ping"/"pong" for the echo (per hop: the mean
+// ddsperf prints, which is already half its round trip), "ddsperf
+// pub"/"sub" for the throughput (the best second the subscriber saw). Cyclone is configured like the Go participants: the
 // loopback interface, no multicast, 127.0.0.1 as its only peer (see
 // ddsperfConfig). Its rows are skipped when ddsperf is not on PATH.
 const FloorDDSPerf Floor = "ddsperf"
@@ -42,7 +43,8 @@ func ddsperfSeconds(d time.Duration) int {
 }
 
 // RunDDSPerfEcho measures ddsperf ping/pong with cfg.Size-byte samples
-// (per hop: half the mean of its per-second mean round trips).
+// (per hop: the mean of its per-second means; ddsperf's mean is half the
+// round trip, (now - ping time) / 2).
 func RunDDSPerfEcho(ctx context.Context, cfg EchoConfig) Result {
 	r := Result{Scenario: "echo", Transport: string(FloorDDSPerf), Mode: ModeFloor, Size: max(cfg.Size, HeaderSize)}
 	secs := ddsperfSeconds(cfg.Duration)
@@ -55,7 +57,7 @@ func RunDDSPerfEcho(ctx context.Context, cfg EchoConfig) Result {
 	var sum time.Duration
 	var n, count int64
 	for l := range lines {
-		mean, cnt, ok := parsePingLine(l)
+		mean, cnt, ok := ddsperf.ParsePingLine(l)
 		if !ok || cnt == 0 {
 			continue
 		}
@@ -73,11 +75,11 @@ func RunDDSPerfEcho(ctx context.Context, cfg EchoConfig) Result {
 		r.Error, r.Failed = "ddsperf ping measured no round trip", 1
 		return r
 	}
-	mean := sum / time.Duration(n-ddsperfWarmup)
-	r.Ops, r.Elapsed = 2*count, time.Duration(count)*mean
-	r.NsPerOp = float64(mean.Nanoseconds()) / 2
+	hop := sum / time.Duration(n-ddsperfWarmup) // ddsperf's mean: half the round trip
+	r.Ops, r.Elapsed = 2*count, time.Duration(2*count)*hop
+	r.NsPerOp = float64(hop.Nanoseconds())
 	r.Rate = 1e9 / r.NsPerOp
-	r.Note = "ddsperf ping/pong (Cyclone DDS, C): per hop, half the mean round trip"
+	r.Note = "ddsperf ping/pong (Cyclone DDS, C): per hop, half the mean round trip (the mean ddsperf prints)"
 	return r
 }
 
@@ -95,7 +97,7 @@ func RunDDSPerfThroughput(ctx context.Context, cfg ThroughputConfig) Result {
 	var rates []float64
 	var total int64
 	for l := range lines {
-		rate, tot, ok := parseSubLine(l)
+		rate, tot, _, ok := ddsperf.ParseSubLine(l)
 		if ok && rate > 0 {
 			rates = append(rates, rate)
 			total = tot
@@ -180,47 +182,4 @@ func readLines(r io.Reader, ch chan<- string) {
 		ch <- sc.Text()
 	}
 	_, _ = io.Copy(io.Discard, r)
-}
-
-// parsePingLine reads the mean round trip and the count of a "ddsperf
-// ping" line such as "[18678] 7.000  vm:18677 size 64 mean 16.020us min
-// 8.877us 50% 12.308us 90% 13.940us 99% 47.585us max 3005.557us cnt 31092".
-func parsePingLine(l string) (mean time.Duration, count int64, ok bool) {
-	f := strings.Fields(l)
-	i, j := slices.Index(f, "mean"), slices.Index(f, "cnt")
-	if i < 0 || j < 0 || i+1 >= len(f) || j+1 >= len(f) {
-		return 0, 0, false
-	}
-	mean, err := time.ParseDuration(strings.TrimSuffix(f[i+1], "us") + "us")
-	if err != nil {
-		return 0, 0, false
-	}
-	count, err = strconv.ParseInt(f[j+1], 10, 64)
-	return mean, count, err == nil
-}
-
-// parseSubLine reads the rate and the total of a "ddsperf sub" line such as
-// "[19078] 9.002  size 64 total 5896296 lost 0 delta 593224 lost 0 rate
-// 591.99 kS/s 303.10 Mb/s (588.40 kS/s 301.26 Mb/s)".
-func parseSubLine(l string) (rate float64, total int64, ok bool) {
-	f := strings.Fields(l)
-	i, j := slices.Index(f, "rate"), slices.Index(f, "total")
-	if i < 0 || j < 0 || i+2 >= len(f) || j+1 >= len(f) {
-		return 0, 0, false
-	}
-	v, err := strconv.ParseFloat(f[i+1], 64)
-	if err != nil {
-		return 0, 0, false
-	}
-	switch f[i+2] {
-	case "S/s":
-	case "kS/s":
-		v *= 1e3
-	case "MS/s":
-		v *= 1e6
-	default:
-		return 0, 0, false
-	}
-	total, err = strconv.ParseInt(f[j+1], 10, 64)
-	return v, total, err == nil
 }

@@ -26,6 +26,11 @@ type Stream struct {
 	failed        atomic.Int64
 	next          uint64 // receiver side: the sequence number expected
 	signal        chan struct{}
+	// One-way streams (see oneway.go): flush markers sent and answered.
+	oneWay        bool
+	flushes       int64
+	flushed       atomic.Int64
+	remoteDropped atomic.Int64
 }
 
 // StreamConfig configures a stream.
@@ -38,6 +43,10 @@ type StreamConfig struct {
 	Queue int
 	// OnRecv, if not nil, sees every message B receives, in B's goroutine.
 	OnRecv func(Msg)
+	// OneWay asks for a stream without per-message acknowledgments where
+	// the link has one (Link.OneWaySinkB): the transport's flow control
+	// paces the sender instead of Window, and OnRecv is not called.
+	OneWay bool
 
 	clock clock // stamps messages; zero: a new clock
 }
@@ -67,6 +76,9 @@ func NewStream(ctx context.Context, tr Transport, mode Mode, cfg StreamConfig) (
 	link, err := tr.open(ctx, mode, cfg.Size)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.OneWay && link.OneWaySinkB != nil {
+		return newOneWayStream(ctx, link, mode, cfg)
 	}
 	if link.SinkB != nil {
 		return newRemoteStream(ctx, link, mode, cfg)
@@ -197,7 +209,9 @@ func (s *Stream) received(m Msg) {
 	}
 }
 
-func (s *Stream) done() int64 { return s.recv.Load() + int64(s.dropped()) }
+func (s *Stream) done() int64 {
+	return s.recv.Load() + int64(s.dropped()) + s.remoteDropped.Load()
+}
 
 // Send sends the next message, stamped with the stream's clock, after
 // waiting (within ctx) for room in the window.
@@ -219,6 +233,9 @@ func (s *Stream) Send(ctx context.Context) error {
 // Drain waits (within ctx) until every message sent was received or
 // dropped.
 func (s *Stream) Drain(ctx context.Context) error {
+	if s.oneWay {
+		return s.drainOneWay(ctx)
+	}
 	s.want.Store(s.sent)
 	defer s.want.Store(1 << 62)
 	for s.done() < s.sent {
@@ -234,8 +251,70 @@ func (s *Stream) Drain(ctx context.Context) error {
 // Counts returns how many messages were sent, received, dropped by the
 // receiver's afor queue, and received out of sequence or undecodable.
 func (s *Stream) Counts() (sent, received, dropped, failed int64) {
-	return s.sent, s.recv.Load(), int64(s.dropped()), s.failed.Load()
+	return s.sent, s.recv.Load(), int64(s.dropped()) + s.remoteDropped.Load(), s.failed.Load()
 }
 
 // Close stops the receiver and releases the transport.
 func (s *Stream) Close() error { return s.close() }
+
+// newOneWayStream runs side B in another process (Link.OneWaySinkB)
+// without per-message acknowledgments: B answers flush markers only.
+func newOneWayStream(ctx context.Context, link *Link, mode Mode, cfg StreamConfig) (*Stream, error) {
+	if mode != ModeAfor && mode != ModeNative {
+		return nil, errors.Join(fmt.Errorf("%w: stream mode %q", ErrBadConfig, mode), link.Close())
+	}
+	// The transport's flow control paces the sender, and B's afor queue
+	// is unbounded: its reliable reader acknowledges what it received,
+	// not what was consumed, so a bounded queue would drop.
+	cfg.Window, cfg.Queue = 0, 0
+	s := newStreamBase(cfg)
+	s.oneWay = true
+	stopAcks, err := link.A.Callback("ack", func(m Msg) {
+		s.recv.Store(int64(m.Seq))
+		s.failed.Store(m.Stamp & 0xffffffff)
+		s.remoteDropped.Store(m.Stamp >> 32)
+		s.flushed.Add(1)
+		select {
+		case s.signal <- struct{}{}:
+		default:
+		}
+	})
+	if err != nil {
+		return nil, errors.Join(err, link.Close())
+	}
+	stopB, err := link.OneWaySinkB(ctx, mode, cfg.Queue)
+	if err != nil {
+		stopAcks()
+		return nil, errors.Join(err, link.Close())
+	}
+	pub, err := link.A.Publisher(ctx, "data")
+	if err != nil {
+		return nil, errors.Join(err, stopB(), link.Close())
+	}
+	s.send = pub
+	s.close = func() error {
+		err := stopB()
+		stopAcks()
+		return errors.Join(err, link.Close())
+	}
+	return s, nil
+}
+
+// drainOneWay sends a flush marker and waits (within ctx) for B's answer.
+func (s *Stream) drainOneWay(ctx context.Context) error {
+	if err := s.send(ctx, Msg{Seq: flushSeq, Stamp: s.clock.now()}); err != nil {
+		return err
+	}
+	s.flushes++
+	for s.flushed.Load() < s.flushes {
+		select {
+		case <-s.signal:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if d := s.done(); d != s.sent {
+		return fmt.Errorf("one-way stream: %d messages sent, %d received or dropped", s.sent, d)
+	}
+	return nil
+}

@@ -29,7 +29,7 @@ func RunThroughput(ctx context.Context, tr Transport, mode Mode, cfg ThroughputC
 		cfg.Window = DefaultWindow
 	}
 	cfg.Window = tr.window(cfg.Size, cfg.Window)
-	s, err := NewStream(ctx, tr, mode, StreamConfig{Size: cfg.Size, Window: cfg.Window, Queue: 2 * cfg.Window})
+	s, err := NewStream(ctx, tr, mode, StreamConfig{Size: cfg.Size, Window: cfg.Window, Queue: 2 * cfg.Window, OneWay: true})
 	if errors.Is(err, ErrUnsupported) {
 		r.Skipped = err.Error()
 		return r
@@ -95,6 +95,9 @@ func runThroughput(ctx context.Context, s *Stream, cfg ThroughputConfig, r *Resu
 	sent, received, qdropped, failed := s.Counts()
 	r.Sent, r.Dropped, r.Failed = sent, sent-received, failed
 	r.Note = fmt.Sprintf("window %d messages", cfg.Window)
+	if s.oneWay {
+		r.Note = "one way, no acknowledgment per message: paced by the transport's flow control"
+	}
 	if qdropped > 0 {
 		r.Note += fmt.Sprintf("; %d dropped by the afor queue", qdropped)
 	}

@@ -91,6 +91,10 @@ type Link struct {
 	// its stamp, its one-way latency (its wall clock minus clockStart minus
 	// the message's stamp).
 	SinkB func(ctx context.Context, mode Mode, queue int, clockStart time.Time) (stop func() error, err error)
+	// OneWaySinkB, when set, is SinkB for a one-way stream without
+	// per-message acknowledgments (throughput, see [oneWaySink]): it
+	// answers only the stream's flush markers, with what it received.
+	OneWaySinkB func(ctx context.Context, mode Mode, queue int) (stop func() error, err error)
 	// ServerB, when set, runs side B of request/reply outside this
 	// process: it starts a server answering on "svc" in mode (see
 	// [RequestResponder]) and returns the function that stops it.

@@ -32,7 +32,7 @@ func StartDDSPerf(t testing.TB, args ...string) *Peer {
 // PingStats is one second of round trips measured by "ddsperf ping".
 type PingStats struct {
 	Size   int           // payload size in bytes
-	Mean   time.Duration // round-trip times
+	Mean   time.Duration // half the round trips ((now - ping time) / 2, as ddsperf prints them)
 	Median time.Duration
 	P90    time.Duration
 	P99    time.Duration

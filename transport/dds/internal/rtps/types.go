@@ -110,10 +110,14 @@ var (
 	TimeInfinite = Time{0x7fffffff, 0xffffffff}
 )
 
-// TimeFrom converts t to a Time (seconds truncated to 32 bits).
+// TimeFrom converts t to a Time (seconds truncated to 32 bits). The
+// fraction is rounded up, as Cyclone DDS does, so that a receiver that
+// truncates it back to nanoseconds (Cyclone) gets t's nanoseconds exactly:
+// Cyclone's ddsperf tells its pongs apart by the lowest bit of the source
+// timestamp.
 func TimeFrom(t time.Time) Time {
 	ns := uint64(t.Nanosecond())
-	return Time{Sec: int32(t.Unix()), Frac: uint32(ns << 32 / 1e9)}
+	return Time{Sec: int32(t.Unix()), Frac: uint32((ns<<32 + 1e9 - 1) / 1e9)}
 }
 
 // Time converts to a time.Time. TimeInvalid gives the zero time.Time.

@@ -44,6 +44,10 @@ func TestTimeConversions(t *testing.T) {
 		if got := TimeFrom(tm).Time(); !got.Equal(tm) {
 			t.Fatalf("Time round trip %v -> %v", tm, got)
 		}
+		// Cyclone truncates the fraction back to nanoseconds.
+		if f := TimeFrom(tm).Frac; int64(uint64(f)*1e9>>32) != int64(tm.Nanosecond()) {
+			t.Fatalf("fraction %#x truncates to %d ns, want %d", f, uint64(f)*1e9>>32, tm.Nanosecond())
+		}
 		d := time.Duration(r.Int64N(int64(1<<31-1) * int64(time.Second)))
 		if got := DurationFrom(d).Duration(); got != d {
 			t.Fatalf("Duration round trip %v -> %v", d, got)
