@@ -44,6 +44,14 @@
 // same rclpy rows run on a real rmw_zenoh_cpp next to ros-zenoh (one
 // process) and ros-zenoh-proc (two).
 //
+// zenoh-proc-tls and zenoh-proc-quic are zenoh-proc over a tls/ or quic/
+// link (a certificate made for the row); zenoh-proc-rust,
+// zenoh-proc-tls-rust and zenoh-proc-quic-rust (echo and throughput) put
+// the Rust stack (eclipse-zenoh in a Python process, answering from its
+// callbacks) on side B, and in mode rust on side A too; their over go-go
+// column compares them with Go on both sides over the same link. These run
+// only when named in -transports.
+//
 // Usage:
 //
 //	go run ./bench                          # everything, about a minute
@@ -135,12 +143,24 @@ func allScenarios() []string {
 	return []string{"echo", "latency", "throughput", "request", "pipeline", "image", "ddsperf"}
 }
 
-func allModes() []string { return []string{"afor", "native", "floor", "python"} }
+func allModes() []string { return []string{"afor", "native", "floor", "python", "rust"} }
 
 func transportNames() []string {
 	var names []string
 	for _, t := range scenario.Transports() {
 		names = append(names, t.Name)
+	}
+	return names
+}
+
+// defaultTransports names the transports run unless -transports says
+// otherwise: all but the explicit ones (scenario.Transport.Explicit).
+func defaultTransports() []string {
+	var names []string
+	for _, t := range scenario.Transports() {
+		if !t.Explicit {
+			names = append(names, t.Name)
+		}
 	}
 	return names
 }
@@ -153,8 +173,8 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	var c Config
 	var scen, trans, modes, sizes string
 	fs.StringVar(&scen, "scenarios", strings.Join(allScenarios(), ","), "comma-separated scenarios to run: "+strings.Join(allScenarios(), ", "))
-	fs.StringVar(&trans, "transports", strings.Join(transportNames(), ","), "comma-separated transports: mem (in-process bus), zenoh (one pure-Go Zenoh session),\nzenoh-tcp (two pure-Go Zenoh sessions over TCP on 127.0.0.1; zenoh-tls and zenoh-quic the same\nover a tls/ or quic/ link), zenoh-proc (this process and\na child process over TCP on 127.0.0.1; the child answers the requests), zenoh-router (two\nclient sessions of the Rust router, started with -python), ros-zenoh, ros-zenoh-tcp and\nros-zenoh-proc (ROS 2 over rmw_zenoh's conventions, laid out as zenoh, zenoh-tcp and\nzenoh-proc: ROS nodes in mode afor, the raw Zenoh on the same keys in mode native; echo and\nrequest only), ros-dds, ros-dds-udp and ros-dds-proc (ROS 2 over DDS: two nodes of one ROS\ncontext, i.e. one DDS participant; two ROS contexts of this process over UDP on 127.0.0.1; or\nwith a child process: ROS nodes in mode afor, transport/dds on the same topics in mode native;\necho only). In mode python, ros-dds adds rclpy's echo in one process and one node, the Python\nlibrary's layout (python-rclpy-1p, python-rclpy-events-1p, python-afor-rclpy-1p, on Fast DDS),\nros-dds-proc the same in two processes and the pipeline as ROS nodes over DDS, Go and rclpy;\nwith $AFOR_RMW_ZENOH_PYTHON set, ros-zenoh adds the three on rmw_zenoh_cpp in one process\n(python-*-zenoh-1p), ros-zenoh-proc rclpy's and the Python afor's in two. The pipeline runs\nits peer-to-peer row with zenoh-proc and its router row with zenoh-router")
-	fs.StringVar(&modes, "modes", strings.Join(allModes(), ","), "comma-separated row kinds: afor (Sub and its iterators), native (the transport's own\ncallback), floor (raw Go channel, TCP and UDP loopback; tcp-proc, TCP to a child process,\nwith zenoh-proc; the pipeline's nodes in bare Go over TCP), python (the Python afor's echo). The pipeline's Zenoh rows need afor")
+	fs.StringVar(&trans, "transports", strings.Join(defaultTransports(), ","), "comma-separated transports: mem (in-process bus), zenoh (one pure-Go Zenoh session),\nzenoh-tcp (two pure-Go Zenoh sessions over TCP on 127.0.0.1; zenoh-tls and zenoh-quic the same\nover a tls/ or quic/ link), zenoh-proc (this process and\na child process over TCP on 127.0.0.1; the child answers the requests; zenoh-proc-tls and\nzenoh-proc-quic the same over a tls/ or quic/ link, only when named), zenoh-proc-rust,\nzenoh-proc-tls-rust and zenoh-proc-quic-rust (only when named; echo and throughput: the same\nlayouts with side B on the Rust stack, eclipse-zenoh in a Python process started with\n-python; in mode rust side A too, in a second one), zenoh-router (two\nclient sessions of the Rust router, started with -python), ros-zenoh, ros-zenoh-tcp and\nros-zenoh-proc (ROS 2 over rmw_zenoh's conventions, laid out as zenoh, zenoh-tcp and\nzenoh-proc: ROS nodes in mode afor, the raw Zenoh on the same keys in mode native; echo and\nrequest only), ros-dds, ros-dds-udp and ros-dds-proc (ROS 2 over DDS: two nodes of one ROS\ncontext, i.e. one DDS participant; two ROS contexts of this process over UDP on 127.0.0.1; or\nwith a child process: ROS nodes in mode afor, transport/dds on the same topics in mode native;\necho only). In mode python, ros-dds adds rclpy's echo in one process and one node, the Python\nlibrary's layout (python-rclpy-1p, python-rclpy-events-1p, python-afor-rclpy-1p, on Fast DDS),\nros-dds-proc the same in two processes and the pipeline as ROS nodes over DDS, Go and rclpy;\nwith $AFOR_RMW_ZENOH_PYTHON set, ros-zenoh adds the three on rmw_zenoh_cpp in one process\n(python-*-zenoh-1p), ros-zenoh-proc rclpy's and the Python afor's in two. The pipeline runs\nits peer-to-peer row with zenoh-proc and its router row with zenoh-router")
+	fs.StringVar(&modes, "modes", strings.Join(allModes(), ","), "comma-separated row kinds: afor (Sub and its iterators), native (the transport's own\ncallback), floor (raw Go channel, TCP and UDP loopback; tcp-proc, TCP to a child process,\nwith zenoh-proc; the pipeline's nodes in bare Go over TCP), python (the Python afor's echo),\nrust (the Rust stack on both sides of the zenoh-proc-*-rust transports). The pipeline's Zenoh rows need afor")
 	fs.IntVar(&c.Repeat, "repeat", 3, "run every row this many times, round robin, and report the median run with the spread\n(a shared or loaded machine makes single runs noisy)")
 	fs.StringVar(&c.Pick, "pick", "median", "which of the -repeat runs a row shows: median, or best (the fastest: on a busy\nmachine, the closest to what the code costs when it gets the CPU)")
 	fs.DurationVar(&c.Duration, "duration", time.Second, "measured time of every echo, throughput and request row (Python echo rows too)")
@@ -346,11 +366,15 @@ func plan(cfg Config, rep *Report) []row {
 	name := func(s, t string, m scenario.Mode, size int) string {
 		return fmt.Sprintf("%s/%s/%s/%dB", s, t, m, size)
 	}
-	pyOK := true // the router's rows need the Python package
-	if slices.ContainsFunc(trs, func(t scenario.Transport) bool { return t.NeedsPython }) {
+	pyOK := true // the Rust router's and Rust peers' rows need the Python package
+	if i := slices.IndexFunc(trs, func(t scenario.Transport) bool { return t.NeedsPython }); i >= 0 {
 		if err := checkRouter(cfg.Python); err != nil {
 			pyOK = false
-			rep.warn("zenoh-router", "skipped", fmt.Sprintf("Rust router unavailable (%v); install with: .venv/bin/pip install -r .ci/requirements-zenoh.txt, or set -python", err))
+			for _, t := range trs {
+				if t.NeedsPython {
+					rep.warn(t.Name, "skipped", fmt.Sprintf("Rust stack unavailable (%v); install with: .venv/bin/pip install -r .ci/requirements-zenoh.txt, or set -python", err))
+				}
+			}
 		}
 	}
 	all := trs
@@ -361,7 +385,7 @@ func plan(cfg Config, rep *Report) []row {
 				if !pyOK {
 					continue
 				}
-				t = scenario.ZenohRouter(cfg.Python)
+				t = t.WithPython(cfg.Python)
 			}
 			if t.Runs(sc) {
 				trs = append(trs, t)
@@ -376,6 +400,11 @@ func plan(cfg Config, rep *Report) []row {
 						ec := ec
 						ec.Progress = p
 						return scenario.RunEcho(ctx, t, m, ec)
+					}})
+				}
+				if has(string(scenario.ModeRust)) && t.GoGo() != "" {
+					rows = append(rows, row{name(sc, t.Name, scenario.ModeRust, cfg.Size), func(ctx context.Context, _ scenario.Progress) scenario.Result {
+						return scenario.RunEchoRust(ctx, t, ec, 100*time.Millisecond)
 					}})
 				}
 			}
@@ -429,6 +458,11 @@ func plan(cfg Config, rep *Report) []row {
 							return scenario.RunThroughput(ctx, t, m, tc)
 						}})
 					}
+					if has(string(scenario.ModeRust)) && t.GoGo() != "" {
+						rows = append(rows, row{name(sc, t.Name, scenario.ModeRust, size), func(ctx context.Context, _ scenario.Progress) scenario.Result {
+							return scenario.RunThroughputRust(ctx, t, tc)
+						}})
+					}
 				}
 				if has("floor") {
 					for _, f := range floors([]scenario.Floor{scenario.FloorChan, scenario.FloorTCP, scenario.FloorTCPProc}, trs) {
@@ -447,7 +481,7 @@ func plan(cfg Config, rep *Report) []row {
 			}
 		case "pipeline":
 			for _, t := range all {
-				router := t.NeedsPython
+				router := t.Name == "zenoh-router"
 				if !has(string(scenario.ModeAfor)) || !(router && pyOK) && t.Name != "zenoh-proc" {
 					continue
 				}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -78,6 +79,13 @@ type Ratio struct {
 	// PythonCPUOverGo (rclpy pipeline rows) divides the five rclpy nodes'
 	// total CPU use by the five Go ROS nodes' named by Afor.
 	PythonCPUOverGo float64 `json:"python_cpu_over_afor,omitempty"`
+	// OverGoGo (rows of the zenoh-proc-*-rust transports: side B, or in
+	// mode rust both sides, on the Rust stack) divides the row's time per
+	// operation by that of the row with Go on both sides named by GoGo:
+	// the same layout, link, size and mode (mode rust: native, both being
+	// subscriber callbacks).
+	OverGoGo float64 `json:"over_go_go,omitempty"`
+	GoGo     string  `json:"go_go_row,omitempty"`
 }
 
 // Warning is something a reader of the numbers must know. Kinds dropped
@@ -114,6 +122,8 @@ func newReport(cfg Config) *Report {
 			"ros native: the raw Zenoh under the ROS layer, on the same keys with the same bytes (CDR payload, rmw_zenoh's 33-byte attachment, timestamp): Session.DeclareSubscriber and Publisher.Put, a complete queryable answering with Query.ReplyAndFinish and Session.Get; afor-native is what the ROS layer adds per hop (echo) or call (request)",
 			"ros-dds, ros-dds-udp, ros-dds-proc (echo): ROS 2 over DDS (package ros, ros.DDS) between two nodes of one ROS context (one DDS participant), two ROS contexts of this process over UDP on 127.0.0.1, or with side B in a child process; native is transport/dds on the same topics, type, QoS and bytes (one bare participant, two, or one in each process)",
 			"python/afor (echo, on the python rows): the row's time per hop over that of the Go afor row named beside it, in the same layout: the Python afor's rows against mem, zenoh and zenoh-proc; rclpy's rows in one process and one node (python-*-1p, the Python library's own layout) against ros-dds and ros-zenoh (one ROS context, two nodes); rclpy's rows in two processes against ros-dds-proc and ros-zenoh-proc",
+			"zenoh-proc-tls, zenoh-proc-quic: zenoh-proc over a tls/ or quic/ link (server authentication with a CA and a certificate made for the row; the child trusts the CA)",
+			"zenoh-proc-rust, zenoh-proc-tls-rust, zenoh-proc-quic-rust (echo, throughput): zenoh-proc's layout and link with side B on the Rust stack: eclipse-zenoh in a Python process, answering (echo) or acknowledging every message (throughput) from its subscriber callback; afor and native say how the Go side A consumes; in mode rust side A is the Rust stack too, in a second Python process, answering from its callback (echo) or keeping the window in flight (throughput, congestion control block); cpu: side A's process; over go-go divides the row's time by that of the same layout with Go on both sides (zenoh-proc, zenoh-proc-tls, zenoh-proc-quic), same mode (mode rust: native)",
 			"zenoh-router: both sessions of this process are clients of the Rust router (eclipse-zenoh), started for each row; its cpu counts this process only",
 			fmt.Sprintf("zenoh-router throughput: at most %s in flight (the window shrinks with the size): the router drops what overflows its data queue, the pure-Go publisher using Zenoh's default congestion control (drop)",
 				bytesSize(float64(scenario.ZenohRouter("").MaxInFlight))),
@@ -158,7 +168,7 @@ func (r *Report) finish() {
 		// Rows whose other side is another process (-proc, the router) and
 		// the pipeline (which idles by design) are not busy loops.
 		busy := res.Scenario != "latency" && res.Scenario != "pipeline" &&
-			!strings.HasSuffix(res.Transport, "-proc") && !strings.HasSuffix(res.Transport, "-router")
+			!strings.Contains(res.Transport, "-proc") && !strings.HasSuffix(res.Transport, "-router")
 		if busy && res.CPU > 0 && res.CPU < minBusyCPU {
 			r.warn(name, "noisy", fmt.Sprintf("the process got %.0f%% of a core during this row: the machine was busy", res.CPU))
 		}
@@ -176,6 +186,12 @@ func (r *Report) finish() {
 		}
 		if res.Mode == scenario.ModePython && ok(&res) {
 			if ra, found := r.pythonRatio(res); found {
+				r.Ratios = append(r.Ratios, ra)
+			}
+			continue
+		}
+		if res.Mode != scenario.ModeAfor && ok(&res) {
+			if ra := r.goGoRatio(trs[res.Transport], res, Ratio{Row: res.Name()}); ra.OverGoGo > 0 {
 				r.Ratios = append(r.Ratios, ra)
 			}
 			continue
@@ -201,8 +217,26 @@ func (r *Report) finish() {
 		if f := r.get(res.Scenario, string(t.Floor), scenario.ModeFloor, res.Size); f != nil {
 			ra.OverFloor = res.NsPerOp / f.NsPerOp
 		}
-		r.Ratios = append(r.Ratios, ra)
+		r.Ratios = append(r.Ratios, r.goGoRatio(t, res, ra))
 	}
+}
+
+// goGoRatio adds to ra the comparison of res, a row of a transport with
+// the Rust stack on one or both sides (t.GoGo() not empty), with the row
+// of the same layout with Go on both sides, if both ran.
+func (r *Report) goGoRatio(t scenario.Transport, res scenario.Result, ra Ratio) Ratio {
+	goGo := t.GoGo()
+	if goGo == "" {
+		return ra
+	}
+	mode := res.Mode
+	if mode == scenario.ModeRust {
+		mode = scenario.ModeNative
+	}
+	if g := r.get(res.Scenario, goGo, mode, res.Size); g != nil {
+		ra.OverGoGo, ra.GoGo = res.NsPerOp/g.NsPerOp, g.Name()
+	}
+	return ra
 }
 
 // pythonRatio compares python row res with the Go afor row of its layout
@@ -310,11 +344,12 @@ func (r *Report) writeTables(out io.Writer) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		switch sc {
 		case "echo":
-			fmt.Fprintln(tw, "transport\tmode\tsize\thops/s\tper hop\tspread\tcpu\tafor/native\tafor-native\tafor/floor\tpython/afor\t")
+			goGo := r.hasGoGo(rows)
+			fmt.Fprintln(tw, "transport\tmode\tsize\thops/s\tper hop\tspread\tcpu\tafor/native\tafor-native\tafor/floor\tpython/afor\t"+goGoHead(goGo))
 			for _, res := range rows {
 				ra := r.ratio(res)
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", res.Transport, res.Mode, size(res),
-					rate(res.Rate), dur(res.NsPerOp), spread(res), cpu(res), x(ra.OverNative), minus(ra), floorX(ra), pythonX(ra))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", res.Transport, res.Mode, size(res),
+					rate(res.Rate), dur(res.NsPerOp), spread(res), cpu(res), x(ra.OverNative), minus(ra), floorX(ra), pythonX(ra), goGoX(goGo, ra))
 			}
 		case "latency":
 			fmt.Fprintln(tw, "transport\tmode\tsize\tp50\tspread\tp90\tp99\tp99.9\tmax\tsent\tdropped\tlate\tfailed\tcpu\tafor/native\tafor/floor\t")
@@ -329,11 +364,12 @@ func (r *Report) writeTables(out io.Writer) {
 					cpu(res), x(ra.OverNative), floorX(ra))
 			}
 		case "throughput":
-			fmt.Fprintln(tw, "transport\tmode\tsize\tmsg/s\tbytes/s\tper msg\tspread\tcpu\tafor/native\tafor/floor\t")
+			goGo := r.hasGoGo(rows)
+			fmt.Fprintln(tw, "transport\tmode\tsize\tmsg/s\tbytes/s\tper msg\tspread\tcpu\tafor/native\tafor/floor\t"+goGoHead(goGo))
 			for _, res := range rows {
 				ra := r.ratio(res)
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", res.Transport, res.Mode, size(res),
-					rate(res.Rate), bytesRate(res.BytesPerSec), dur(res.NsPerOp), spread(res), cpu(res), x(ra.OverNative), floorX(ra))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", res.Transport, res.Mode, size(res),
+					rate(res.Rate), bytesRate(res.BytesPerSec), dur(res.NsPerOp), spread(res), cpu(res), x(ra.OverNative), floorX(ra), goGoX(goGo, ra))
 			}
 		case "pipeline":
 			fmt.Fprintln(tw, "transport\tmode\tnode\tcpu\tpublished\treceived\tafor/floor\t")
@@ -470,6 +506,32 @@ func minus(ra Ratio) string {
 		return "-" + dur(-ra.MinusNative)
 	}
 	return "+" + dur(ra.MinusNative)
+}
+
+// hasGoGo reports whether one of rows is compared with a row with Go on
+// both sides (the table then has a column for it).
+func (r *Report) hasGoGo(rows []scenario.Result) bool {
+	return slices.ContainsFunc(rows, func(res scenario.Result) bool { return r.ratio(res).OverGoGo > 0 })
+}
+
+func goGoHead(on bool) string {
+	if !on {
+		return ""
+	}
+	return "over go-go\t"
+}
+
+// goGoX is a Rust row's time per operation over that of the same layout
+// with Go on both sides, and which row ("" without the column).
+func goGoX(on bool, ra Ratio) string {
+	if !on {
+		return ""
+	}
+	if ra.OverGoGo == 0 {
+		return "-\t"
+	}
+	tr := strings.Split(ra.GoGo, "/")
+	return fmt.Sprintf("%.2fx %s\t", ra.OverGoGo, strings.Join(tr[min(1, len(tr)-1):min(3, len(tr))], "/"))
 }
 
 // pythonX is a python row's time per hop over Go afor's, and which Go row.

@@ -64,6 +64,9 @@ type childConfig struct {
 	// clock start (Unix ns).
 	Queue      int   `json:"queue,omitempty"`
 	ClockStart int64 `json:"clock_start,omitempty"`
+	// RootCA is the PEM certificate a child connecting over tls/ or quic/
+	// trusts (see [ZenohProcTLS]).
+	RootCA []byte `json:"root_ca,omitempty"`
 	// OneWay makes a sink answer only flush markers (see [oneWaySink]).
 	OneWay bool `json:"one_way,omitempty"`
 	// Args are a Go ddsperf side's command line (role "ddsperf", see
@@ -127,7 +130,7 @@ func runChild(cfg childConfig, stdin io.Reader, stdout io.Writer) error {
 		_, _ = io.Copy(io.Discard, stdin) // the parent closes stdin to stop us
 		return stop()
 	}
-	s, err := zenoh.Open(ctx, zenoh.Config{Connect: []string{cfg.Connect}})
+	s, err := zenoh.Open(ctx, zenoh.Config{Connect: []string{cfg.Connect}, TLS: zenoh.TLSConfig{RootCA: cfg.RootCA}})
 	if err != nil {
 		return err
 	}
@@ -298,40 +301,4 @@ func startReadyArgTimeout(ctx context.Context, cmd *exec.Cmd, what string, ready
 		}
 		return nil
 	}, said, nil
-}
-
-// ZenohProc is the pure-Go Zenoh transport between this process and a
-// child process (the running executable started again, see [RunChild]),
-// linked over TCP on 127.0.0.1. The child is side B: the echo's responder,
-// the receiver of the latency and throughput streams, which answers every
-// message with an acknowledgement carrying its one-way latency (measured on
-// the child's clock: both processes read the same system clock), or the
-// server of request/reply (an afor.Server or a native queryable; this
-// process calls). Its floor is [FloorTCPProc], whose side B is a child
-// process too.
-func ZenohProc() Transport {
-	return Transport{Name: "zenoh-proc", Floor: FloorTCPProc, Python: PythonZenohProc,
-		Scenarios: []string{"echo", "latency", "throughput", "request"}, Open: openZenohProc}
-}
-
-func openZenohProc(ctx context.Context, size int) (*Link, error) {
-	a, err := zenoh.Open(ctx, zenoh.Config{Listen: []string{"tcp/127.0.0.1:0"}})
-	if err != nil {
-		return nil, err
-	}
-	prefix := "afor_bench/" + a.ZID() + "/"
-	return &Link{
-		A: zenohPeer(a, prefix, size),
-		EchoB: func(ctx context.Context, mode Mode) (func() error, error) {
-			return startChild(ctx, childConfig{Role: "echo", Connect: a.ListenAddrs()[0], Prefix: prefix, Mode: mode, Size: size})
-		},
-		SinkB: func(ctx context.Context, mode Mode, queue int, clockStart time.Time) (func() error, error) {
-			return startChild(ctx, childConfig{Role: "sink", Connect: a.ListenAddrs()[0], Prefix: prefix, Mode: mode, Size: size,
-				Queue: queue, ClockStart: clockStart.UnixNano()})
-		},
-		ServerB: func(ctx context.Context, mode Mode) (func() error, error) {
-			return startChild(ctx, childConfig{Role: "server", Connect: a.ListenAddrs()[0], Prefix: prefix, Mode: mode, Size: size})
-		},
-		Close: a.Close,
-	}, nil
 }

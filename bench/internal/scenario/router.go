@@ -51,7 +51,7 @@ func startRouter(ctx context.Context, python string) (*router, error) {
 // router, which forwards the other client's queries to it).
 func ZenohRouter(python string) Transport {
 	return Transport{Name: "zenoh-router", Floor: FloorTCP, Scenarios: []string{"echo", "latency", "throughput", "request"}, NeedsPython: true,
-		MaxInFlight: routerInFlight,
+		MaxInFlight: routerInFlight, bind: ZenohRouter,
 		Open: func(ctx context.Context, size int) (*Link, error) {
 			r, err := startRouter(ctx, python)
 			if err != nil {

@@ -345,13 +345,16 @@ func TestChildFailureIsReported(t *testing.T) {
 	}
 }
 
-// testTransports returns the transports that run scenario sc; the router
-// transport only when the Python package is installed (outside CI, else
-// the test fails).
+// testTransports returns the transports that run scenario sc, in tests
+// only those the bench runs by default (the explicit ones run in the
+// bench's TestSmokeLinks), in benchmarks all; the transports that start
+// the Rust stack only when the Python package is installed (outside CI,
+// else the test fails).
 func testTransports(tb testing.TB, sc string) []Transport {
+	_, isTest := tb.(*testing.T)
 	var out []Transport
 	for _, tr := range Transports() {
-		if len(tr.Scenarios) > 0 && !slices.Contains(tr.Scenarios, sc) {
+		if tr.Explicit && isTest || len(tr.Scenarios) > 0 && !slices.Contains(tr.Scenarios, sc) {
 			continue
 		}
 		if tr.NeedsPython {

@@ -14,26 +14,49 @@ import (
 	"github.com/afor-go/afor/transport/zenoh"
 )
 
-// benchTLS makes a self-signed certificate for 127.0.0.1, valid for a
-// day, and returns the TLS configuration of a listener presenting it and
-// of a client trusting it.
+// benchTLS makes a CA and a certificate it signs for 127.0.0.1 and
+// localhost, valid for a day, and returns the TLS configuration of a
+// listener presenting the certificate and of a client trusting the CA.
+// (The Rust stack, rustls, refuses a self-signed CA certificate as a
+// server's: hence two.)
 func benchTLS() (server, client zenoh.TLSConfig, err error) {
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return server, client, err
+	}
+	now := time.Now()
+	caTmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "afor bench CA"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(24 * time.Hour),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return server, client, err
+	}
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return server, client, err
+	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return server, client, err
 	}
 	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "afor bench"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
+		SerialNumber: big.NewInt(2),
+		Subject:      pkix.Name{CommonName: "afor bench"},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+		DNSNames:     []string{"localhost"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
 	if err != nil {
 		return server, client, err
 	}
@@ -41,8 +64,10 @@ func benchTLS() (server, client zenoh.TLSConfig, err error) {
 	if err != nil {
 		return server, client, err
 	}
-	cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	server = zenoh.TLSConfig{ListenCertificate: cert, ListenPrivateKey: pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kd})}
-	client = zenoh.TLSConfig{RootCA: cert}
+	server = zenoh.TLSConfig{
+		ListenCertificate: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		ListenPrivateKey:  pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kd}),
+	}
+	client = zenoh.TLSConfig{RootCA: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})}
 	return server, client, nil
 }

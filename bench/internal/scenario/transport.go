@@ -36,9 +36,16 @@ type Transport struct {
 	// control, drop) needs the sender's window to fit in that queue.
 	MaxInFlight int
 	// NeedsPython marks a transport that starts a Python process (the Rust
-	// router): its rows are skipped when the interpreter cannot import
-	// [RouterModules].
+	// router, the Rust side B of [ZenohProcRust]): its rows are skipped
+	// when the interpreter cannot import [RouterModules]. See
+	// [Transport.WithPython].
 	NeedsPython bool
+	// Link names the Zenoh link type between the processes of a
+	// cross-process transport ("tcp", "tls", "quic"), "" otherwise.
+	Link string
+	// Explicit marks a transport that runs only when named (the bench's
+	// -transports), not by default.
+	Explicit bool
 	// Open sets up a fresh, isolated link for one measurement: its own bus
 	// or sessions and key expressions. size is the message size in bytes.
 	Open func(ctx context.Context, size int) (*Link, error)
@@ -47,6 +54,18 @@ type Transport struct {
 	// than its afor mode (the ROS 2 transports: ROS nodes for afor, bare
 	// Zenoh sessions on the same keys for native).
 	OpenMode func(ctx context.Context, mode Mode, size int) (*Link, error)
+
+	bind   func(python string) Transport // see WithPython
+	python string                        // the interpreter of a ZenohProcRust
+}
+
+// WithPython returns t starting its Python processes with interpreter
+// python, if it starts any (NeedsPython), else t.
+func (t Transport) WithPython(python string) Transport {
+	if t.bind == nil {
+		return t
+	}
+	return t.bind(python)
 }
 
 // open sets up a link of t for a measurement in mode.
@@ -114,7 +133,9 @@ type Peer struct {
 // Transports returns every transport of the harness, in report order.
 // The router transport uses the default interpreter (peers.PythonPath).
 func Transports() []Transport {
-	return []Transport{Mem(), Zenoh(), ZenohTCP(), ZenohTLS(), ZenohQUIC(), ZenohProc(), ZenohRouter(peers.PythonPath()), ROSZenoh(), ROSZenohTCP(), ROSZenohProc(), DDS(), DDSProc(), ROSDDS(), ROSDDSUDP(), ROSDDSProc()}
+	return []Transport{Mem(), Zenoh(), ZenohTCP(), ZenohTLS(), ZenohQUIC(), ZenohProc(), ZenohProcTLS(), ZenohProcQUIC(),
+		ZenohProcRust("tcp", peers.PythonPath()), ZenohProcRust("tls", peers.PythonPath()), ZenohProcRust("quic", peers.PythonPath()),
+		ZenohRouter(peers.PythonPath()), ROSZenoh(), ROSZenohTCP(), ROSZenohProc(), DDS(), DDSProc(), ROSDDS(), ROSDDSUDP(), ROSDDSProc()}
 }
 
 // Runs reports whether scenario sc runs on t.
