@@ -42,6 +42,19 @@ from test_msgs.action import Fibonacci
 lock = threading.Lock()
 
 
+class SafeActionClient(ActionClient):
+    """An ActionClient that can be made while an executor spins.
+
+    rclpy adds the client to its node before it sets the client's lock: an
+    executor thread that counts the node's entities in between fails with
+    "'ActionClient' object has no attribute '_lock'" and stops spinning.
+    """
+
+    def __init__(self, *args, **kwargs):
+        self._lock = threading.Lock()
+        super().__init__(*args, **kwargs)
+
+
 def emit(**ev):
     line = json.dumps(ev) + "\n"
     with lock:
@@ -171,7 +184,7 @@ class Node:
                                       goal_callback=on_goal, callback_group=self.group))
 
     def op_goal(self, c):
-        cl = ActionClient(self.node, Fibonacci, c["action"], callback_group=self.group)
+        cl = SafeActionClient(self.node, Fibonacci, c["action"], callback_group=self.group)
         cl.wait_for_server()
         feedback = [0]
 
