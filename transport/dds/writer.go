@@ -46,6 +46,9 @@ const (
 	// slowed two participants of one process down, 4 MiB the stream
 	// between processes.
 	unackedBytes = 2 << 20
+	// answeredBackoff bounds the pause between two unanswered HEARTBEATs
+	// to a reader that answered before (readerProxy.heard).
+	answeredBackoff = time.Second
 	// Resend credits (readerProxy.credit): what NACKs can make a writer
 	// resend to one reader, in datagrams. A reader starts with
 	// resendCreditInit, earns one credit per sample it acknowledges for
@@ -55,9 +58,8 @@ const (
 	// second, up to twice that, if more (Writer.largestFrags): a reader
 	// repairing a 6 MB sample over a link that dropped half of it needs
 	// thousands of resends, and would otherwise wait a minute for them.
-	// A reader that
-	// repairs a lossy stream acknowledges what it gets and keeps its
-	// credit; one that only NACKs gets a trickle, not one resend per
+	// A reader that repairs a lossy stream acknowledges what it gets and
+	// keeps its credit; one that only NACKs gets a trickle, not one resend per
 	// request (an ACKNACK flood would otherwise turn each datagram of it
 	// into hundreds sent to wherever its locator points).
 	resendCreditInit = 1024
@@ -92,10 +94,12 @@ type readerProxy struct {
 	// nextHB is when the reader is next sent a periodic HEARTBEAT while it
 	// has not acknowledged everything, hbGap the pause after that one; it
 	// doubles while the reader does not answer (answered, set by an
-	// ACKNACK), up to maxBackoff.
+	// ACKNACK), up to maxBackoff, or up to answeredBackoff for a reader
+	// that answered before (heard, set with answered).
 	nextHB   time.Time
 	hbGap    time.Duration
 	answered bool
+	heard    bool
 	ackAt    time.Time // when the last ACKNACK was accepted
 	// credit is the reader's resend budget (resendCreditInit), as of
 	// creditAt; histEnd is the last SN written before a late joiner
@@ -729,7 +733,7 @@ func (w *Writer) onAckNack(g rtps.GUID, a *rtps.AckNack) {
 		pr.hbGap, pr.nextHB = heartbeatPeriod, now.Add(heartbeatPeriod)
 		w.p.dueBy(pr.nextHB)
 	}
-	pr.answered = true
+	pr.answered, pr.heard = true, true
 	synced := pr.unsynced && a.Final
 	if synced {
 		pr.unsynced = false
@@ -788,7 +792,7 @@ func (w *Writer) onNackFrag(g rtps.GUID, n *rtps.NackFrag) {
 		return
 	}
 	pr.nfSeen, pr.nfCount = true, n.Count
-	pr.answered = true
+	pr.answered, pr.heard = true, true
 	c := w.hist.get(n.SN)
 	if c == nil || n.SN < pr.floor {
 		if n.SN >= 1 && n.SN <= w.lastSN {
@@ -850,7 +854,15 @@ func (w *Writer) tick(now time.Time) time.Time {
 			if pr.answered {
 				pr.hbGap = heartbeatPeriod
 			} else {
-				pr.hbGap = min(max(2*pr.hbGap, heartbeatPeriod), maxBackoff)
+				// A reader that answered before is on a lossy or
+				// congested link, not gone: its ACKNACKs are lost, and
+				// backing off to maxBackoff stalled the repair of a 6 MB
+				// image over a 50 Mbit/s link for half a minute.
+				most := maxBackoff
+				if pr.heard {
+					most = answeredBackoff
+				}
+				pr.hbGap = min(max(2*pr.hbGap, heartbeatPeriod), most)
 			}
 			pr.answered = false
 			pr.nextHB = now.Add(pr.hbGap)
