@@ -8,13 +8,15 @@ import (
 )
 
 // Batching of small samples. A writer sends a sample at once when it is
-// idle: nothing is waiting for the reader, and either something was
-// received since its last send (an answer to what came in) or that send
-// ended at least directGap ago (a periodic publication). A sample written
-// right after another, while the writer is busy streaming, is appended
-// instead to a pending message for the reader (INFO_TS and DATA, after one
-// INFO_DST), which the participant's flusher sends as one datagram, or the
-// writer itself once the message reaches batchMax. A lone message never
+// idle: nothing is waiting for the reader, and either a sample was
+// received since its last send (an answer to what came in: an
+// acknowledgment does not count, or a stream to a reliable reader would go
+// out one datagram per sample) or that send ended at least directGap ago
+// (a periodic publication). A sample written right after another, while
+// the writer is busy streaming, is appended instead to a pending message
+// for the reader (INFO_TS and DATA, after one INFO_DST), which the
+// participant's flusher sends as one datagram, or the writer itself once
+// the message reaches batchMax. A lone message never
 // waits; a stream costs one system call per batch rather than per sample.
 const (
 	// directGap is how long after a writer's last send a sample must come
@@ -72,8 +74,9 @@ func (p *Participant) flushLoop() {
 // batchState is a writer's pending batch for one reader.
 type batchState struct {
 	b       rtps.Builder
-	n       int  // samples in b
-	solicit bool // the HEARTBEAT closing b asks for an answer
+	n       int                 // samples in b
+	last    rtps.SequenceNumber // the SN of the last sample in b
+	solicit bool                // the HEARTBEAT closing b asks for an answer
 }
 
 // idle reports whether a new sample may go out directly (w.mu held).
@@ -82,13 +85,13 @@ func (w *Writer) idle(now time.Time) bool {
 	if w.p.cfg.directGap != 0 {
 		gap = w.p.cfg.directGap
 	}
-	return w.p.stats.received.Load() != w.rxAtSend || now.Sub(w.lastSend) >= gap
+	return w.p.stats.dataIn.Load() != w.rxAtSend || now.Sub(w.lastSend) >= gap
 }
 
 // sentNow records the end of a send of new samples (w.mu held).
 func (w *Writer) sentNow() {
 	w.lastSend = time.Now()
-	w.rxAtSend = w.p.stats.received.Load()
+	w.rxAtSend = w.p.stats.dataIn.Load()
 }
 
 // sendNew sends a newly written change c to pr, directly or through pr's
@@ -117,6 +120,7 @@ func (w *Writer) sendNew(pr *readerProxy, c *change, direct, solicit bool) {
 	bs.b.Data(&rtps.Data{ReaderID: pr.dataID(), WriterID: w.guid.Entity, SN: c.sn, Payload: c.payload})
 	markPadding(bs.b.Bytes()[off+24:], len(c.payload))
 	bs.n++
+	bs.last = c.sn
 	bs.solicit = bs.solicit || solicit
 	if !w.dirty {
 		w.dirty = true
@@ -133,7 +137,12 @@ func (w *Writer) flushProxy(pr *readerProxy) {
 		return
 	}
 	if pr.reliable {
+		// The HEARTBEAT announces no more than the batch holds: a
+		// sample written since (sendNew flushes a full batch before
+		// adding the sample that overflows it) is not on its way yet,
+		// and a reader told of it asks for it at once.
 		first, last := w.heartbeatRange(pr)
+		last = min(last, max(bs.last, first-1))
 		w.hbCount++
 		bs.b.Heartbeat(&rtps.Heartbeat{ReaderID: pr.guid.Entity, WriterID: w.guid.Entity, First: first, Last: last, Count: w.hbCount, Final: !bs.solicit})
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/afor-go/afor"
+	"github.com/afor-go/afor/transport/dds/internal/rtps"
 )
 
 // TestBatchBurst writes a burst of samples from a writer that never counts
@@ -101,5 +102,44 @@ func TestBatchLoneSampleDirect(t *testing.T) {
 		if pending != 0 {
 			t.Fatalf("write %d: %d samples left pending", i, pending)
 		}
+	}
+}
+
+// A writer counts as idle again once a sample arrives (it may be
+// answering it), not when an acknowledgment does: the ACKNACKs of a
+// reliable reader would otherwise send a stream one datagram per sample.
+func TestBatchIdleAfterSamplesNotAcknowledgments(t *testing.T) {
+	a := newTestParticipant(t, Config{DomainID: nextDomain(), Range: RangeLocalhost, directGap: time.Hour})
+	w, err := NewWriter(a, chatter, QoS{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	h := &rx{p: a}
+	h.rcv.Self = a.prefix
+	peer := rtps.GuidPrefix{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+	var b rtps.Builder
+	idle := func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.idle(time.Now())
+	}
+	w.mu.Lock()
+	w.sentNow()
+	w.mu.Unlock()
+	if idle() {
+		t.Fatal("idle right after a send")
+	}
+	b.Reset(rtps.Header{Version: rtps.ProtocolVersion24, Vendor: rtps.VendorAfor, Prefix: peer})
+	b.AckNack(&rtps.AckNack{ReaderID: rtps.NewUserEntityID(1, rtps.KindReaderNoKey), WriterID: w.guid.Entity, State: rtps.SNSet{Base: 1}, Count: 1})
+	h.input(b.Bytes())
+	if idle() {
+		t.Fatal("an ACKNACK made the writer idle")
+	}
+	b.Reset(rtps.Header{Version: rtps.ProtocolVersion24, Vendor: rtps.VendorAfor, Prefix: peer})
+	b.Data(&rtps.Data{ReaderID: rtps.EntityUnknown, WriterID: rtps.NewUserEntityID(1, rtps.KindWriterNoKey), SN: 1, Payload: cdrString("request")})
+	h.input(b.Bytes())
+	if !idle() {
+		t.Fatal("a sample received did not make the writer idle")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/netip"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -124,6 +125,17 @@ func BenchmarkRoundTrip64(b *testing.B) {
 // 64-byte samples between two participants.
 func BenchmarkThroughput64(b *testing.B) {
 	benchThroughput(b, 64, QoS{History: KeepAll})
+}
+
+// BenchmarkThroughputKeepAll measures one-way reliable KEEP_ALL
+// throughput of 4 KiB and 64 KiB samples between two participants of this
+// process, over UDP on 127.0.0.1: what the writer's window of
+// unacknowledged bytes (window.go) and the batching of samples (batch.go)
+// are tuned for.
+func BenchmarkThroughputKeepAll(b *testing.B) {
+	for _, size := range []int{4 << 10, 64 << 10} {
+		b.Run(strconv.Itoa(size>>10)+"KiB", func(b *testing.B) { benchThroughput(b, size, QoS{History: KeepAll}) })
+	}
 }
 
 // BenchmarkThroughputLarge measures one-way reliable throughput of camera

@@ -61,14 +61,16 @@ func (h *history) add(c *change) {
 	h.bytes += len(c.payload)
 }
 
-// dropFirst removes the oldest change.
-func (h *history) dropFirst() {
-	h.bytes -= len(h.changes[0].payload)
+// dropFirst removes the oldest change and returns it.
+func (h *history) dropFirst() *change {
+	c := h.changes[0]
+	h.bytes -= len(c.payload)
 	h.changes[0] = nil
 	h.changes = h.changes[1:]
 	if cap(h.changes) > 64 && len(h.changes) < cap(h.changes)/4 {
 		h.changes = append([]*change(nil), h.changes...)
 	}
+	return c
 }
 
 // removeInstance removes the change of instance g, if any.

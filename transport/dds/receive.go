@@ -44,6 +44,19 @@ type rx struct {
 	// when it holds a submessage other than an SPDP DATA.
 	src      netip.AddrPort
 	answered bool
+	// data is set once the datagram's first DATA or DATA_FRAG other than
+	// SPDP's is counted (counters.dataIn).
+	data bool
+}
+
+// sawData counts the datagram in counters.dataIn, once, before its first
+// sample is handed to a reader: a writer answering from the reader's
+// callback then sends at once (Writer.idle).
+func (h *rx) sawData() {
+	if !h.data {
+		h.data = true
+		h.p.stats.dataIn.Add(1)
+	}
 }
 
 // hold takes the participant's delivery role, if r is a user reader and
@@ -64,7 +77,7 @@ func (h *rx) input(b []byte) {
 		h.p.stats.malformed.Add(1)
 		return
 	}
-	h.answered = false
+	h.answered, h.data = false, false
 	if err := h.rcv.Parse(b, h); err != nil {
 		h.p.stats.malformed.Add(1)
 		h.p.log.Debug("dds: malformed message", "from", hd.Prefix, "err", err)
@@ -127,6 +140,7 @@ func (h *rx) Data(c *rtps.Context, d *rtps.Data) {
 		return
 	}
 	h.answered = true
+	h.sawData()
 	g := rtps.GUID{Prefix: c.SourcePrefix, Entity: d.WriterID}
 	var buf [4]*Reader
 	for _, r := range h.p.readersFor(g, d.ReaderID, buf[:0]) {
@@ -137,6 +151,7 @@ func (h *rx) Data(c *rtps.Context, d *rtps.Data) {
 
 func (h *rx) DataFrag(c *rtps.Context, d *rtps.DataFrag) {
 	h.answered = true
+	h.sawData()
 	g := rtps.GUID{Prefix: c.SourcePrefix, Entity: d.WriterID}
 	var buf [4]*Reader
 	for _, r := range h.p.readersFor(g, d.ReaderID, buf[:0]) {

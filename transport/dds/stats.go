@@ -10,6 +10,9 @@ import (
 // counters are the participant's traffic statistics.
 type counters struct {
 	received, malformed, dropped, sent, sendErrors atomic.Uint64
+	// dataIn counts datagrams received with a DATA or DATA_FRAG other
+	// than SPDP's: what a writer may be answering (Writer.idle).
+	dataIn atomic.Uint64
 	// pendingBytes and discoveryBytes are gauges: the payload bytes held
 	// out of order by user readers, and the discovery bytes held for
 	// remote participants (SEDP samples held out of order included).

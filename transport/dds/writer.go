@@ -34,18 +34,21 @@ const (
 	// acknowledgments while a KEEP_ALL write waits for room.
 	blockedAskPeriod = 20 * time.Millisecond
 	// unackedBytes bounds the payload bytes a volatile KEEP_ALL writer
-	// has sent and its reliable readers have not all acknowledged: a
-	// write that would go beyond waits for acknowledgments as one beyond
-	// MaxSamples does (one sample may always be in flight, whatever its
-	// size). Without it a fast writer of large samples overruns the
-	// receive buffers of its readers (Linux caps them at net.core.rmem_max,
-	// often a few MiB): every datagram lost costs a repair round trip, and
-	// a stream of 64 KiB samples to another process went at 140-270 MiB/s,
-	// a tenth to a quarter of Cyclone DDS's rate (which throttles its
-	// writers the same way, WhcHigh); with 2 MiB, at 600-720 MiB/s. 1 MiB
-	// slowed two participants of one process down, 4 MiB the stream
-	// between processes.
-	unackedBytes = 2 << 20
+	// has sent and its reliable readers have not all acknowledged (its
+	// window starts there and adapts below, window.go): a write that
+	// would go beyond waits for acknowledgments as one beyond MaxSamples
+	// does (one sample may always be in flight, whatever its size).
+	// Without it a fast writer of large samples overruns the receive
+	// buffers of its readers (Linux caps them at net.core.rmem_max, often
+	// a few MiB; Cyclone DDS asks for 2 MiB, which holds about 1.4 MiB of
+	// 12 KiB datagrams), and every datagram lost costs a repair round
+	// trip; Cyclone throttles its writers the same way (WhcHigh). Between
+	// two processes, 1 MiB carried 4 KiB and 64 KiB streams to a Go reader
+	// 5-10% faster than 2 MiB, and to a Cyclone reader without a datagram
+	// lost (2 MiB lost thousands a second and resent a tenth of the
+	// stream); two participants of one process, sharing its cores, went
+	// 20% faster with 2 MiB.
+	unackedBytes = 1 << 20
 	// answeredBackoff bounds the pause between two unanswered HEARTBEATs
 	// to a reader that answered before (readerProxy.heard).
 	answeredBackoff = time.Second
@@ -189,20 +192,23 @@ type Writer struct {
 	dirty    bool
 	lastSend time.Time
 	rxAtSend uint64
-	// spare is the payload of the sample a KEEP_LAST history dropped last,
-	// reused for the next sample's copy (keep).
-	spare []byte
+	// spare holds changes the history dropped, reused for the next
+	// samples (keep, spares.go).
+	spare spares
 	// written counts the payload bytes written (askForBytes);
 	// largestFrags is the datagrams of the largest sample written (spend).
 	written      int64
 	largestFrags int
+	// win bounds the unacknowledged bytes of a volatile KEEP_ALL writer
+	// (window.go).
+	win flowWindow
 }
 
 func newWriter(p *Participant, id rtps.EntityID, t Topic, q QoS, builtin bool) *Writer {
 	return &Writer{
 		p: p, guid: rtps.GUID{Prefix: p.prefix, Entity: id}, topic: t, qos: q, builtin: builtin,
 		status: newEndpointStatus(), room: make(chan struct{}), byGUID: map[rtps.GUID]*readerProxy{},
-		groups: map[string][]*readerProxy{},
+		groups: map[string][]*readerProxy{}, win: flowWindow{size: unackedBytes},
 	}
 }
 
@@ -302,7 +308,7 @@ func (w *Writer) write(ctx context.Context, c *change, owned bool) (spare []byte
 		ask := false
 		for w.hist.len() >= w.qos.MaxSamples || w.overBytes(len(c.payload)) {
 			if w.hist.changes[0].sn < w.minAcked() {
-				w.hist.dropFirst()
+				w.spare.put(w.hist.dropFirst())
 				continue
 			}
 			if deadline == nil || ask {
@@ -345,25 +351,35 @@ func (w *Writer) write(ctx context.Context, c *change, owned bool) (spare []byte
 		c.expires = time.Now().Add(w.qos.Lifespan)
 	}
 	if w.needsHistory() {
-		if !owned && c.payload != nil {
-			c.payload = w.keep(c.payload)
+		// A copy (in a spare change), so that c stays on the caller's
+		// stack when nothing is kept.
+		kc := w.spare.get()
+		switch {
+		case owned: // the history keeps c.payload
+			spare = nil
+			if kc != nil {
+				spare = kc.payload
+			}
+		case c.payload != nil:
+			c.payload = keep(kc, c.payload)
+		}
+		if kc == nil {
+			kc = new(change)
 		}
 		if w.builtin {
 			w.hist.removeInstance(c.instance)
 		}
-		// A copy, so that c stays on the caller's stack when nothing
-		// is kept.
-		kc := new(change)
 		*kc = *c
 		w.hist.add(kc)
 		if !w.builtin && w.qos.History == KeepLast {
 			for w.hist.len() > w.qos.Depth {
-				w.spare = w.hist.changes[0].payload
-				w.hist.dropFirst()
+				w.spare.put(w.hist.dropFirst())
 			}
 		}
-		if owned { // the history keeps c.payload
-			spare, w.spare = w.spare, nil
+		if owned && spare == nil {
+			if kc := w.spare.get(); kc != nil {
+				spare = kc.payload
+			}
 		}
 	}
 	now := time.Now()
@@ -393,26 +409,25 @@ func (w *Writer) write(ctx context.Context, c *change, owned bool) (spare []byte
 }
 
 // overBytes reports whether a new sample of n bytes would take the
-// history of a volatile KEEP_ALL writer beyond unackedBytes (a volatile
+// history of a volatile KEEP_ALL writer beyond its window (a volatile
 // KEEP_ALL history holds what some reliable reader has not acknowledged,
 // see prune). Call with w.mu held.
 func (w *Writer) overBytes(n int) bool {
-	return w.qos.Durability == Volatile && w.hist.bytes > 0 && w.hist.bytes+n > unackedBytes
+	return w.qos.Durability == Volatile && w.hist.bytes > 0 && w.hist.bytes+n > w.win.size
 }
 
-// keep returns the copy of payload that the history keeps: in the spare
-// buffer when it fits and is not more than twice the size, so that a
-// KEEP_LAST writer of large samples (camera frames) does not allocate one
-// per sample, else in a new one. Nothing but the history refers to a
-// payload it keeps: local readers get copies of their own, and sends and
-// batches copy it into datagrams under w.mu. Call with w.mu held.
-func (w *Writer) keep(payload []byte) []byte {
-	buf := w.spare
-	w.spare = nil
-	if len(payload) == 0 || cap(buf) < len(payload) || cap(buf)/2 > len(payload) {
+// keep returns the copy of payload that the history keeps: in the
+// payload of spare, a change the history dropped (or nil), when it fits
+// and is not more than twice the size, so that a writer does not allocate
+// one per sample (see sparesMax), else in a new one. Nothing but the
+// history refers to a payload it keeps: local readers get copies of their
+// own, and sends and batches copy it into datagrams under w.mu. Call with
+// w.mu held.
+func keep(spare *change, payload []byte) []byte {
+	if spare == nil || len(payload) == 0 || cap(spare.payload) < len(payload) || cap(spare.payload)/2 > len(payload) {
 		return slices.Clone(payload)
 	}
-	return append(buf[:0], payload...)
+	return append(spare.payload[:0], payload...)
 }
 
 // waitRoomLocked releases w.mu until room may have appeared in the
@@ -468,12 +483,12 @@ func (w *Writer) wantAck(pr *readerProxy, sn rtps.SequenceNumber, now time.Time)
 }
 
 // askForBytes reports whether a volatile KEEP_ALL writer should ask pr
-// for an acknowledgment because of the bytes it holds: from half of
-// unackedBytes on, once per eighth of it written, so that acknowledgments
+// for an acknowledgment because of the bytes it holds: from half of its
+// window (window.go) on, once per eighth of it written, so that acknowledgments
 // come back before writes wait for them (overBytes). Call with w.mu held.
 func (w *Writer) askForBytes(pr *readerProxy) bool {
-	if w.qos.History != KeepAll || w.qos.Durability != Volatile || w.hist.bytes < unackedBytes/2 ||
-		w.written-pr.askedAt < unackedBytes/8 {
+	if w.qos.History != KeepAll || w.qos.Durability != Volatile || w.hist.bytes < w.win.size/2 ||
+		w.written-pr.askedAt < int64(w.win.size/8) {
 		return false
 	}
 	pr.askedAt = w.written
@@ -738,7 +753,7 @@ func (w *Writer) onAckNack(g rtps.GUID, a *rtps.AckNack) {
 	if synced {
 		pr.unsynced = false
 	}
-	base := min(a.State.Base, w.lastSN+1)
+	base, acked0 := min(a.State.Base, w.lastSN+1), pr.acked
 	if base > pr.acked {
 		if pr.acked >= 1 {
 			pr.credit = min(float64(max(resendCreditMax, 2*w.largestFrags)), pr.credit+float64(base-pr.acked))
@@ -763,8 +778,14 @@ func (w *Writer) onAckNack(g rtps.GUID, a *rtps.AckNack) {
 		if !w.spend(pr, sn, fragments(c), now) {
 			break
 		}
+		if sn > pr.histEnd {
+			w.lost(sn)
+		}
 		w.sendChange(pr, c, false, false)
 		resent = true
+	}
+	if base > acked0 && a.State.NumBits == 0 {
+		w.ackedClean(base)
 	}
 	if len(gone) > 0 {
 		w.sendGaps(pr, gone)
@@ -823,8 +844,7 @@ func (w *Writer) prune() {
 	}
 	m := w.minAcked()
 	for w.hist.len() > 0 && w.hist.changes[0].sn < m {
-		w.spare = w.hist.changes[0].payload
-		w.hist.dropFirst()
+		w.spare.put(w.hist.dropFirst())
 	}
 }
 
