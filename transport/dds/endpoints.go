@@ -163,7 +163,7 @@ func (p *Participant) removeLocalReader(r *Reader) {
 	}
 	delete(p.readers, r.guid.Entity)
 	for _, re := range p.remoteOnTopicLocked(r.topic.Name, false) {
-		delete(re.matchedR, r.guid.Entity)
+		re.unmatchReader(r.guid.Entity)
 	}
 	self := p.forgetEndpointLocked(r.guid)
 	if self != nil {

@@ -166,6 +166,9 @@ type Reader struct {
 	// under dmu).
 	loan  bool
 	spare []byte
+	// free holds delivered samples for the next ones (newSample), under
+	// dmu.
+	free []*inSample
 }
 
 func newReader(p *Participant, id rtps.EntityID, t Topic, q QoS, builtin bool, deliver func(*inSample)) *Reader {
@@ -246,8 +249,28 @@ func (r *Reader) flush() {
 			r.spare = s.payload
 		}
 		r.out[i] = nil
+		if !r.builtin && len(r.free) < maxFreeSamples {
+			// A user reader's deliver keeps nothing of s (the in-memory
+			// path hands it one struct for every sample, too).
+			*s = inSample{}
+			r.free = append(r.free, s)
+		}
 	}
 	r.out = r.out[:0]
+}
+
+// maxFreeSamples bounds Reader.free.
+const maxFreeSamples = 64
+
+// newSample returns a cleared inSample: one delivered before, or a new
+// one. Call with dmu held.
+func (r *Reader) newSample() *inSample {
+	if n := len(r.free); n > 0 {
+		s := r.free[n-1]
+		r.free = r.free[:n-1]
+		return s
+	}
+	return new(inSample)
 }
 
 // lock takes dmu then mu; unlock releases mu, delivers, releases dmu.
@@ -336,7 +359,7 @@ func (r *Reader) overPending(wp *writerProxy, n int) string {
 
 // drain delivers the held samples that are now in order.
 func (r *Reader) drain(wp *writerProxy) {
-	for {
+	for len(wp.pending) > 0 {
 		s, ok := wp.pending[wp.next]
 		if !ok {
 			break
@@ -348,9 +371,11 @@ func (r *Reader) drain(wp *writerProxy) {
 		}
 		wp.next++
 	}
-	for sn := range wp.frags {
-		if sn < wp.next {
-			r.dropFrag(wp, sn)
+	if len(wp.frags) > 0 {
+		for sn := range wp.frags {
+			if sn < wp.next {
+				r.dropFrag(wp, sn)
+			}
 		}
 	}
 	wp.known = max(wp.known, wp.next-1)
@@ -373,6 +398,12 @@ func (r *Reader) writeOff(wp *writerProxy, next rtps.SequenceNumber) {
 func (r *Reader) onData(g rtps.GUID, c *rtps.Context, d *rtps.Data) {
 	r.lock()
 	defer r.unlock()
+	r.onDataLocked(g, c, d)
+}
+
+// onDataLocked is onData with r's locks held (lock): the sample is
+// delivered when they are released (unlock).
+func (r *Reader) onDataLocked(g rtps.GUID, c *rtps.Context, d *rtps.Data) {
 	wp := r.proxies[g]
 	if wp == nil || r.closed || d.SN < 1 {
 		return
@@ -387,7 +418,8 @@ func (r *Reader) onData(g rtps.GUID, c *rtps.Context, d *rtps.Data) {
 			payload = payload[:len(payload)-pad]
 		}
 	}
-	s := &inSample{writer: g, sn: d.SN, key: d.Key, ts: c.Timestamp, hasTS: c.HaveTimestamp}
+	s := r.newSample()
+	s.writer, s.sn, s.key, s.ts, s.hasTS = g, d.SN, d.Key, c.Timestamp, c.HaveTimestamp
 	switch {
 	case payload == nil:
 	case r.loan && r.inOrder(wp, d.SN):

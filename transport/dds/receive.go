@@ -47,6 +47,49 @@ type rx struct {
 	// data is set once the datagram's first DATA or DATA_FRAG other than
 	// SPDP's is counted (counters.dataIn).
 	data bool
+	// locked is a user reader whose locks the goroutine holds across the
+	// datagram's consecutive DATA submessages for it (a batch of small
+	// samples takes its locks once, not once per sample); its samples
+	// are delivered when it is released: before any other submessage is
+	// handled and at the datagram's end.
+	locked *Reader
+	// route caches the datagram's last readersFor lookup.
+	route struct {
+		ok      bool
+		writer  rtps.GUID
+		reader  rtps.EntityID
+		readers []*Reader
+	}
+}
+
+// readersFor is Participant.readersFor, cached for the submessages of one
+// datagram from the same writer to the same reader id.
+func (h *rx) readersFor(g rtps.GUID, readerID rtps.EntityID) []*Reader {
+	rt := &h.route
+	if rt.ok && rt.writer == g && rt.reader == readerID {
+		return rt.readers
+	}
+	rt.readers = h.p.readersFor(g, readerID, rt.readers[:0])
+	rt.ok, rt.writer, rt.reader = true, g, readerID
+	return rt.readers
+}
+
+// lock holds r's locks until release (see rx.locked).
+func (h *rx) lock(r *Reader) {
+	if h.locked == r {
+		return
+	}
+	h.release()
+	r.lock()
+	h.locked = r
+}
+
+// release releases the reader lock holds, delivering its samples.
+func (h *rx) release() {
+	if r := h.locked; r != nil {
+		h.locked = nil
+		r.unlock()
+	}
 }
 
 // sawData counts the datagram in counters.dataIn, once, before its first
@@ -78,6 +121,8 @@ func (h *rx) input(b []byte) {
 		return
 	}
 	h.answered, h.data = false, false
+	h.route.ok = false
+	clear(h.route.readers)
 	if err := h.rcv.Parse(b, h); err != nil {
 		h.p.stats.malformed.Add(1)
 		h.p.log.Debug("dds: malformed message", "from", hd.Prefix, "err", err)
@@ -85,6 +130,7 @@ func (h *rx) input(b []byte) {
 	if hd.Prefix != h.p.prefix {
 		h.p.renewLease(hd.Prefix, h.answered)
 	}
+	h.release()
 	if h.holding {
 		h.holding = false
 		h.p.local.release()
@@ -112,9 +158,7 @@ func (p *Participant) readersFor(g rtps.GUID, readerID rtps.EntityID, dst []*Rea
 		return dst
 	}
 	if re := p.remoteWriters[g]; re != nil {
-		for _, r := range re.matchedR {
-			dst = append(dst, r)
-		}
+		dst = append(dst, re.readers...)
 	}
 	return dst
 }
@@ -136,60 +180,68 @@ func (p *Participant) writerFor(id rtps.EntityID) *Writer {
 
 func (h *rx) Data(c *rtps.Context, d *rtps.Data) {
 	if d.WriterID == rtps.EntitySPDPWriter {
+		h.release()
 		h.p.onSPDP(c, d, h.src)
 		return
 	}
 	h.answered = true
 	h.sawData()
 	g := rtps.GUID{Prefix: c.SourcePrefix, Entity: d.WriterID}
-	var buf [4]*Reader
-	for _, r := range h.p.readersFor(g, d.ReaderID, buf[:0]) {
+	rs := h.readersFor(g, d.ReaderID)
+	for _, r := range rs {
 		h.hold(r)
+		if len(rs) == 1 && !r.builtin {
+			h.lock(r)
+			r.onDataLocked(g, c, d)
+			continue
+		}
+		h.release()
 		r.onData(g, c, d)
 	}
 }
 
 func (h *rx) DataFrag(c *rtps.Context, d *rtps.DataFrag) {
+	h.release()
 	h.answered = true
 	h.sawData()
 	g := rtps.GUID{Prefix: c.SourcePrefix, Entity: d.WriterID}
-	var buf [4]*Reader
-	for _, r := range h.p.readersFor(g, d.ReaderID, buf[:0]) {
+	for _, r := range h.readersFor(g, d.ReaderID) {
 		h.hold(r)
 		r.onDataFrag(g, c, d)
 	}
 }
 
 func (h *rx) Heartbeat(c *rtps.Context, hb *rtps.Heartbeat) {
+	h.release()
 	h.answered = true
 	g := rtps.GUID{Prefix: c.SourcePrefix, Entity: hb.WriterID}
-	var buf [4]*Reader
-	for _, r := range h.p.readersFor(g, hb.ReaderID, buf[:0]) {
+	for _, r := range h.readersFor(g, hb.ReaderID) {
 		h.hold(r)
 		r.onHeartbeat(g, hb)
 	}
 }
 
 func (h *rx) Gap(c *rtps.Context, gp *rtps.Gap) {
+	h.release()
 	h.answered = true
 	g := rtps.GUID{Prefix: c.SourcePrefix, Entity: gp.WriterID}
-	var buf [4]*Reader
-	for _, r := range h.p.readersFor(g, gp.ReaderID, buf[:0]) {
+	for _, r := range h.readersFor(g, gp.ReaderID) {
 		h.hold(r)
 		r.onGap(g, gp)
 	}
 }
 
 func (h *rx) HeartbeatFrag(c *rtps.Context, hf *rtps.HeartbeatFrag) {
+	h.release()
 	h.answered = true
 	g := rtps.GUID{Prefix: c.SourcePrefix, Entity: hf.WriterID}
-	var buf [4]*Reader
-	for _, r := range h.p.readersFor(g, hf.ReaderID, buf[:0]) {
+	for _, r := range h.readersFor(g, hf.ReaderID) {
 		r.onHeartbeatFrag(g, hf)
 	}
 }
 
 func (h *rx) AckNack(c *rtps.Context, a *rtps.AckNack) {
+	h.release()
 	h.answered = true
 	if w := h.p.writerFor(a.WriterID); w != nil {
 		w.onAckNack(rtps.GUID{Prefix: c.SourcePrefix, Entity: a.ReaderID}, a)
@@ -197,6 +249,7 @@ func (h *rx) AckNack(c *rtps.Context, a *rtps.AckNack) {
 }
 
 func (h *rx) NackFrag(c *rtps.Context, n *rtps.NackFrag) {
+	h.release()
 	h.answered = true
 	if w := h.p.writerFor(n.WriterID); w != nil {
 		w.onNackFrag(rtps.GUID{Prefix: c.SourcePrefix, Entity: n.ReaderID}, n)
