@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -21,5 +22,19 @@ func TestDDSPerfRows(t *testing.T) {
 	tp := RunDDSPerfThroughput(t.Context(), ThroughputConfig{Size: 64, Duration: 100 * time.Millisecond})
 	if tp.Error != "" || tp.Rate <= 0 || tp.BytesPerSec <= 0 {
 		t.Errorf("throughput row: %+v", tp)
+	}
+}
+
+// A row of 3 seconds averages the subscriber's second and third lines: not
+// the warm-up, not the line printed after the publisher ended.
+func TestMeasuredSubLine(t *testing.T) {
+	var got []int
+	for n := 1; n <= 5; n++ {
+		if measuredSubLine(n, 3) {
+			got = append(got, n)
+		}
+	}
+	if !slices.Equal(got, []int{2, 3}) {
+		t.Fatalf("measured lines %v, want [2 3]", got)
 	}
 }
