@@ -20,22 +20,7 @@ func TestBatchBurst(t *testing.T) {
 			a := newTestParticipant(t, Config{DomainID: d, Range: RangeLocalhost, directGap: time.Hour})
 			b := newTestParticipant(t, Config{DomainID: d, Range: RangeLocalhost})
 			ctx := waitCtx(t)
-			r, err := NewReader(b, chatter, q, afor.WithDefaultQueueSize(0))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			w, err := NewWriter(a, chatter, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Close()
-			if err := w.WaitMatched(ctx, 1); err != nil {
-				t.Fatal(err)
-			}
-			if err := r.WaitMatched(ctx, 1); err != nil {
-				t.Fatal(err)
-			}
+			r, w := matchedPair(t, ctx, a, b, q, afor.WithDefaultQueueSize(0))
 			l := r.Sub().Listener(ctx, afor.Fresh(), afor.QueueSize(0))
 			defer l.Stop()
 			sent0 := a.Stats().Sent

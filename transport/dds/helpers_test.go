@@ -2,6 +2,7 @@ package dds
 
 import (
 	"context"
+	"github.com/afor-go/afor"
 	"io"
 	"log/slog"
 	"os"
@@ -107,3 +108,27 @@ func contextWithTimeout(ctx context.Context, d time.Duration) (context.Context, 
 }
 
 var testTime = time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
+
+// matchedPair creates a reader of chatter on b and a writer on a, both
+// with q, closed at the test's end, and waits until each matched the
+// other.
+func matchedPair(t testing.TB, ctx context.Context, a, b *Participant, q QoS, opts ...afor.Option) (*Reader, *Writer) {
+	t.Helper()
+	r, err := NewReader(b, chatter, q, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	w, err := NewWriter(a, chatter, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	if err := w.WaitMatched(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WaitMatched(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	return r, w
+}

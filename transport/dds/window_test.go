@@ -154,23 +154,7 @@ func TestBatchHeartbeatAnnouncesOnlySent(t *testing.T) {
 	a := newTestParticipant(t, Config{DomainID: d, Range: RangeLocalhost, directGap: time.Hour})
 	b := newTestParticipant(t, Config{DomainID: d, Range: RangeLocalhost, dropIn: inspect})
 	ctx := waitCtx(t)
-	q := QoS{History: KeepAll}
-	r, err := NewReader(b, chatter, q, afor.WithDefaultQueueSize(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	w, err := NewWriter(a, chatter, q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	if err := w.WaitMatched(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.WaitMatched(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
+	r, w := matchedPair(t, ctx, a, b, QoS{History: KeepAll}, afor.WithDefaultQueueSize(0))
 	l := r.Sub().Listener(ctx, afor.Fresh(), afor.QueueSize(0))
 	defer l.Stop()
 	payload := append(cdrString("4 KiB"), bytes.Repeat([]byte{7}, 4096)...)
