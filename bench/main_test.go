@@ -352,3 +352,14 @@ func TestFailOnWarning(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+func TestCountCPUList(t *testing.T) {
+	for list, want := range map[string]int{
+		"0": 1, "0-1": 2, "0-3,6": 5, "0,2,4-5": 4,
+		"": 0, "x": 0, "3-1": 0, "0-": 0, "-1": 0,
+	} {
+		if got := countCPUList(list); got != want {
+			t.Errorf("countCPUList(%q) = %d, want %d", list, got, want)
+		}
+	}
+}

@@ -36,8 +36,12 @@ type Report struct {
 
 // Machine describes where the run happened.
 type Machine struct {
-	CPU        string `json:"cpu"`
-	Cores      int    `json:"cores"`
+	CPU string `json:"cpu"`
+	// Cores is the CPUs the run may use (runtime.NumCPU: fewer than
+	// Online when the bench was started pinned, as with taskset).
+	Cores int `json:"cores"`
+	// Online is the CPUs the machine has (Linux only; 0 when unknown).
+	Online     int    `json:"online,omitempty"`
 	GOMAXPROCS int    `json:"gomaxprocs"`
 	OS         string `json:"os"`
 	Arch       string `json:"arch"`
@@ -102,6 +106,7 @@ func newReport(cfg Config) *Report {
 		Machine: Machine{
 			CPU:        cpuModel(),
 			Cores:      runtime.NumCPU(),
+			Online:     onlineCPUs(),
 			GOMAXPROCS: runtime.GOMAXPROCS(0),
 			OS:         runtime.GOOS,
 			Arch:       runtime.GOARCH,
@@ -320,8 +325,12 @@ func (r *Report) writeJSON(path string) error {
 func (r *Report) writeTables(out io.Writer) {
 	w := bufio.NewWriter(out)
 	defer w.Flush()
-	fmt.Fprintf(w, "afor bench  %s  %s/%s  %d cores (GOMAXPROCS %d)  %s  load %s -> %s\n",
-		r.Machine.CPU, r.Machine.OS, r.Machine.Arch, r.Machine.Cores, r.Machine.GOMAXPROCS, r.Go.Version,
+	cores := fmt.Sprintf("%d cores", r.Machine.Cores)
+	if m := r.Machine; m.Online > m.Cores {
+		cores = fmt.Sprintf("%d of %d cores, pinned", m.Cores, m.Online)
+	}
+	fmt.Fprintf(w, "afor bench  %s  %s/%s  %s (GOMAXPROCS %d)  %s  load %s -> %s\n",
+		r.Machine.CPU, r.Machine.OS, r.Machine.Arch, cores, r.Machine.GOMAXPROCS, r.Go.Version,
 		r.Machine.LoadStart, r.Machine.LoadEnd)
 	if r.Config.Repeat > 1 {
 		fmt.Fprintf(w, "each row: the %s of %d runs (round robin); spread: fastest..slowest run\n", r.Config.Pick, r.Config.Repeat)
@@ -609,6 +618,35 @@ func cpuModel() string {
 		}
 	}
 	return runtime.GOARCH
+}
+
+// onlineCPUs returns how many CPUs the machine has online (Linux's
+// /sys/devices/system/cpu/online, a list of ranges such as "0-3,6"), or 0.
+func onlineCPUs() int {
+	b, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return 0
+	}
+	return countCPUList(strings.TrimSpace(string(b)))
+}
+
+// countCPUList counts the CPUs of a kernel CPU list ("0-3,6": 5), or
+// returns 0 when it is malformed.
+func countCPUList(list string) int {
+	n := 0
+	for _, r := range strings.Split(list, ",") {
+		lo, hi, isRange := strings.Cut(r, "-")
+		if !isRange {
+			hi = lo
+		}
+		a, errA := strconv.Atoi(lo)
+		b, errB := strconv.Atoi(hi)
+		if errA != nil || errB != nil || a < 0 || b < a {
+			return 0
+		}
+		n += b - a + 1
+	}
+	return n
 }
 
 func loadAvg() string {
