@@ -157,8 +157,7 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool, p *
 		}
 		authExts, nonce, err := auth.initAck(theirs)
 		if err != nil {
-			_, _ = conn.Write(appendClose(nil, wire.CloseInvalid, true))
-			return nil, err
+			return nil, &refusal{reason: wire.CloseInvalid, err: err}
 		}
 		res := min(theirs.Resolution&3, ours.Resolution&3) | min(theirs.Resolution>>2&3, ours.Resolution>>2&3)<<2
 		ack := ours
@@ -186,8 +185,7 @@ func (s *Session) handshake(ctx context.Context, conn net.Conn, dialer bool, p *
 		}
 		replyExts, err := auth.checkOpen(syn, nonce)
 		if err != nil {
-			_, _ = conn.Write(appendClose(nil, wire.CloseInvalid, true))
-			return nil, err
+			return nil, &refusal{reason: wire.CloseInvalid, err: err}
 		}
 		l.setLease(s, syn.Lease)
 		l.rxSN[0], l.rxSN[1] = syn.InitialSN&l.snMask, syn.InitialSN&l.snMask
@@ -363,6 +361,18 @@ func (s *Session) checkRemote(conn net.Conn, m *wire.Init) error {
 	}
 	return nil
 }
+
+// refusal is the error of an inbound handshake refused for err (a failed
+// authentication): the accepting side counts it and then tells the remote
+// with a CLOSE of reason, so that a refused remote never sees its refusal
+// before Stats do.
+type refusal struct {
+	reason byte
+	err    error
+}
+
+func (r *refusal) Error() string { return r.err.Error() }
+func (r *refusal) Unwrap() error { return r.err }
 
 // closedInHandshake is the error of a handshake the remote ended with a
 // CLOSE: a refused password or certificate, a full router.

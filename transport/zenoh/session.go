@@ -262,6 +262,9 @@ func (s *Session) acceptLoop(ln netListener) {
 			}
 			if err != nil {
 				s.inboundFailed(ln, conn, err)
+				if r := (*refusal)(nil); errors.As(err, &r) {
+					_, _ = conn.Write(appendClose(nil, r.reason, true))
+				}
 				_ = conn.Close()
 				return
 			}
