@@ -47,8 +47,9 @@ func (w *Writer) WriteRelated(ctx context.Context, payload []byte, related Sampl
 	pw.SampleIdentity(rtps.PIDRelatedSampleIdentity, ri)
 	pw.SampleIdentity(rtps.PIDCustomRelatedSampleIdentity, ri)
 	pw.Sentinel()
-	c := &change{payload: payload, inline: pw.Bytes(), ts: rtps.TimeFrom(time.Now())}
-	if _, err := w.write(ctx, c, false); err != nil {
+	now := time.Now()
+	c := &change{payload: payload, inline: pw.Bytes(), ts: rtps.TimeFrom(now)}
+	if _, err := w.write(ctx, c, false, now); err != nil {
 		return SampleIdentity{}, err
 	}
 	return SampleIdentity{Writer: w.GUID(), SN: int64(c.sn)}, nil

@@ -211,7 +211,7 @@ func (p *Participant) assertAutomatic(now time.Time) time.Time {
 		copy(payload[16:20], wlpAutomatic[:])
 		_, _ = p.wlpW.write(context.Background(), &change{
 			payload: payload, instance: rtps.GUID{Prefix: p.prefix, Entity: wlpAutomatic}, ts: rtps.TimeFrom(now),
-		}, true)
+		}, true, now)
 	}
 	return next
 }

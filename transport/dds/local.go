@@ -244,8 +244,8 @@ const localQueueBytes = 4 << 20
 // as it does for a remote reader that does not acknowledge (a callback
 // that writes more than that to a reader of its own participant fails so
 // too: its deliveries wait for it to return). Call with w.mu held; it may
-// release it while it waits.
-func (w *Writer) localRoom(ctx context.Context, size int) error {
+// release it while it waits, and then reports that it waited.
+func (w *Writer) localRoom(ctx context.Context, size int) (waited bool, err error) {
 	limit := int32(max(1, w.qos.limit()))
 	full := func(pr *readerProxy) bool {
 		return pr.pending.Load() >= limit && pr.pendingBytes.Load()+int64(size) > localQueueBytes
@@ -266,7 +266,7 @@ func (w *Writer) localRoom(ctx context.Context, size int) error {
 			}
 		}
 		if !wait {
-			return nil
+			return deadline != nil, nil
 		}
 		if deadline == nil {
 			t := time.NewTimer(w.qos.MaxBlocking)
@@ -277,10 +277,10 @@ func (w *Writer) localRoom(ctx context.Context, size int) error {
 		_, err := w.waitRoomLocked(ctx, deadline, nil)
 		w.localWait.Add(-1)
 		if err != nil {
-			return err
+			return true, err
 		}
 		if w.closed {
-			return ErrClosed
+			return true, ErrClosed
 		}
 	}
 }

@@ -360,6 +360,7 @@ func (p *Participant) republish() {
 		if !ed.EndpointGUID.Entity.IsReader() {
 			w = p.sedpPubW
 		}
-		_, _ = w.write(context.Background(), &change{payload: ed.Append(nil), instance: ed.EndpointGUID, ts: rtps.TimeFrom(time.Now())}, true)
+		now := time.Now()
+		_, _ = w.write(context.Background(), &change{payload: ed.Append(nil), instance: ed.EndpointGUID, ts: rtps.TimeFrom(now)}, true, now)
 	}
 }

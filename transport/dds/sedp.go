@@ -125,7 +125,8 @@ func (p *Participant) publish(ed *rtps.EndpointData) {
 	if !ed.EndpointGUID.Entity.IsReader() {
 		w = p.sedpPubW
 	}
-	_, _ = w.write(context.Background(), &change{payload: ed.Append(nil), instance: ed.EndpointGUID, ts: rtps.TimeFrom(time.Now())}, true)
+	now := time.Now()
+	_, _ = w.write(context.Background(), &change{payload: ed.Append(nil), instance: ed.EndpointGUID, ts: rtps.TimeFrom(now)}, true, now)
 	p.addRemoteEndpoint(ed, true, 0)
 }
 
@@ -139,10 +140,11 @@ func (p *Participant) unpublish(g rtps.GUID) {
 	pw.KeyHash(g)
 	pw.StatusInfo(rtps.StatusDisposed | rtps.StatusUnregistered)
 	pw.Sentinel()
+	now := time.Now()
 	_, _ = w.write(context.Background(), &change{
 		payload: rtps.AppendKey(nil, rtps.PIDEndpointGUID, g), key: true, inline: pw.Bytes(),
-		instance: g, ts: rtps.TimeFrom(time.Now()),
-	}, true)
+		instance: g, ts: rtps.TimeFrom(now),
+	}, true, now)
 }
 
 // vendorOf returns the vendor of a known participant.

@@ -6,7 +6,11 @@ package dds
 // history frees them in runs of hundreds at each acknowledgment and takes
 // them again as fast: without spares, one allocation (and its clearing
 // and collection) per sample took a fifth of a publisher's CPU. The bound
-// is what such a history holds at most (unackedBytes): a writer keeps no
+// is what such a history holds at most (unackedBytes), counted as the
+// history counts, in payload bytes (not in the capacity of their buffers,
+// which Go rounds up to a size class: 4,100 bytes take 4,864, and a bound
+// in capacity dropped a sixth of the changes of a full history at each
+// acknowledgment, allocated again at the next writes): a writer keeps no
 // more than its history needed at its peak. One spare is kept whatever
 // its size (a KEEP_LAST writer of camera images swaps its oldest image for
 // the newest).
@@ -20,11 +24,11 @@ type spares struct {
 
 // put keeps c, which the history dropped, if there is room.
 func (s *spares) put(c *change) {
-	if len(s.cs) > 0 && s.bytes+cap(c.payload) > sparesMax {
+	if len(s.cs) > 0 && s.bytes+len(c.payload) > sparesMax {
 		return
 	}
 	s.cs = append(s.cs, c)
-	s.bytes += cap(c.payload)
+	s.bytes += len(c.payload)
 }
 
 // get returns the most recently dropped spare change, or nil.
@@ -36,6 +40,6 @@ func (s *spares) get() *change {
 	c := s.cs[n-1]
 	s.cs[n-1] = nil
 	s.cs = s.cs[:n-1]
-	s.bytes -= cap(c.payload)
+	s.bytes -= len(c.payload)
 	return c
 }

@@ -2,6 +2,7 @@ package dds
 
 import (
 	"context"
+	"slices"
 	"testing"
 )
 
@@ -26,6 +27,17 @@ func TestSparesBound(t *testing.T) {
 	}
 	if s.bytes != 0 {
 		t.Fatalf("%d bytes counted in an empty list", s.bytes)
+	}
+	// The changes of a full history of 4,100-byte samples (an
+	// encapsulation header and 4 KiB, in buffers of Go's 4,864-byte size
+	// class) all fit.
+	sample := make([]byte, 4100)
+	full := sparesMax / len(sample)
+	for range full {
+		s.put(&change{payload: slices.Clone(sample)})
+	}
+	if len(s.cs) != full {
+		t.Fatalf("%d of the %d changes of a full history kept", len(s.cs), full)
 	}
 }
 

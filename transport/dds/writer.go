@@ -259,7 +259,8 @@ func (w *Writer) Write(ctx context.Context, payload []byte) error {
 	if len(payload) > w.p.cfg.maxSample {
 		return ErrTooLarge
 	}
-	_, err := w.write(ctx, &change{payload: payload, ts: rtps.TimeFrom(time.Now())}, false)
+	now := time.Now()
+	_, err := w.write(ctx, &change{payload: payload, ts: rtps.TimeFrom(now)}, false, now)
 	return err
 }
 
@@ -270,7 +271,7 @@ func (w *Writer) WriteAt(ctx context.Context, payload []byte, ts time.Time) erro
 	if len(payload) > w.p.cfg.maxSample {
 		return ErrTooLarge
 	}
-	_, err := w.write(ctx, &change{payload: payload, ts: rtps.TimeFrom(ts)}, false)
+	_, err := w.write(ctx, &change{payload: payload, ts: rtps.TimeFrom(ts)}, false, time.Now())
 	return err
 }
 
@@ -285,15 +286,18 @@ func (w *Writer) WriteBuffer(ctx context.Context, payload []byte) ([]byte, error
 	if len(payload) > w.p.cfg.maxSample {
 		return payload, ErrTooLarge
 	}
-	return w.write(ctx, &change{payload: payload, ts: rtps.TimeFrom(time.Now())}, true)
+	now := time.Now()
+	return w.write(ctx, &change{payload: payload, ts: rtps.TimeFrom(now)}, true, now)
 }
 
 // write adds c to the history and sends it. When owned is false the
 // caller keeps c's payload and the history keeps a copy; when it is true
 // the history may keep the payload itself, and write returns the buffer
-// the caller may reuse (WriteBuffer). It delivers the samples it queued
-// for local readers once w.mu is released (local.go).
-func (w *Writer) write(ctx context.Context, c *change, owned bool) (spare []byte, err error) {
+// the caller may reuse (WriteBuffer). now is the time of the call (the
+// caller's reading, often c's timestamp too: one clock read per sample).
+// It delivers the samples it queued for local readers once w.mu is
+// released (local.go).
+func (w *Writer) write(ctx context.Context, c *change, owned bool, now time.Time) (spare []byte, err error) {
 	defer w.p.local.run()
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -303,6 +307,7 @@ func (w *Writer) write(ctx context.Context, c *change, owned bool) (spare []byte
 	if w.closed {
 		return spare, ErrClosed
 	}
+	blocked := false // for room in the history
 	if !w.builtin && w.qos.History == KeepAll && w.keeps() {
 		var deadline, again <-chan time.Time
 		ask := false
@@ -331,6 +336,7 @@ func (w *Writer) write(ctx context.Context, c *change, owned bool) (spare []byte
 				defer tk.Stop()
 				again = tk.C
 			}
+			blocked = true
 			ask, err = w.waitRoomLocked(ctx, deadline, again)
 			if err != nil {
 				return spare, err
@@ -340,15 +346,19 @@ func (w *Writer) write(ctx context.Context, c *change, owned bool) (spare []byte
 			}
 		}
 	}
-	if err := w.localRoom(ctx, len(c.payload)); err != nil {
+	waited, err := w.localRoom(ctx, len(c.payload))
+	if err != nil {
 		return spare, err
+	}
+	if waited || blocked {
+		now = time.Now()
 	}
 	w.lastSN++
 	c.sn = w.lastSN
 	w.written += int64(len(c.payload))
 	w.largestFrags = max(w.largestFrags, fragments(c))
 	if w.qos.Lifespan > 0 {
-		c.expires = time.Now().Add(w.qos.Lifespan)
+		c.expires = now.Add(w.qos.Lifespan)
 	}
 	if w.needsHistory() {
 		// A copy (in a spare change), so that c stays on the caller's
@@ -382,7 +392,6 @@ func (w *Writer) write(ctx context.Context, c *change, owned bool) (spare []byte
 			}
 		}
 	}
-	now := time.Now()
 	direct := w.idle(now)
 	var related rtps.SampleIdentity
 	sent, parsed := false, false
