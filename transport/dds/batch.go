@@ -97,6 +97,10 @@ func (w *Writer) sentNow() {
 // sendNew sends a newly written change c to pr, directly or through pr's
 // batch (w.mu held).
 func (w *Writer) sendNew(pr *readerProxy, c *change, direct, solicit bool) {
+	if pr.repairing {
+		pr.hold(c.sn)
+		return
+	}
 	if w.builtin || c.key || c.inline != nil || len(c.payload) > batchSampleMax {
 		w.sendChange(pr, c, pr.reliable, solicit)
 		return
@@ -115,10 +119,7 @@ func (w *Writer) sendNew(pr *readerProxy, c *change, direct, solicit bool) {
 		bs.b.Reset(w.p.header())
 		bs.b.InfoDst(pr.guid.Prefix)
 	}
-	bs.b.InfoTS(c.ts)
-	off := bs.b.Len()
-	bs.b.Data(&rtps.Data{ReaderID: pr.dataID(), WriterID: w.guid.Entity, SN: c.sn, Payload: c.payload})
-	markPadding(bs.b.Bytes()[off+24:], len(c.payload))
+	w.appendChange(&bs.b, pr, c)
 	bs.n++
 	bs.last = c.sn
 	bs.solicit = bs.solicit || solicit

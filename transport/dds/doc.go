@@ -66,9 +66,11 @@
 // acknowledgment only when it matters: once half a KEEP_ALL history is
 // unacknowledged, and at most every 10 ms for KEEP_LAST, so that a ping
 // and its answer are one datagram each way, as with Cyclone), resends
-// what readers NACK, sends a GAP for what its history no longer holds,
-// and repeats HEARTBEATs every 100 ms while a reader has not acknowledged
-// everything. A KEEP_ALL writer
+// what readers NACK (packed many to a datagram, a sample not twice to one
+// reader within 10 ms, and holding new samples back from a reader until
+// its repair is over: it asks for them in order), sends a GAP for what
+// its history no longer holds, and repeats HEARTBEATs every 100 ms while
+// a reader has not acknowledged everything. A KEEP_ALL writer
 // holds at most QoS.MaxSamples unacknowledged samples and blocks up to
 // QoS.MaxBlocking for room (ErrTimeout after), so a slow or dead reader
 // never grows it beyond that; a KEEP_LAST writer drops its oldest sample.

@@ -20,6 +20,10 @@ type change struct {
 	instance rtps.GUID
 	ts       rtps.Time
 	expires  time.Time // zero: never (lifespan)
+	// resentTo is the reader the change was last resent to, at resentAt
+	// (resendQuiet).
+	resentTo *readerProxy
+	resentAt time.Time
 }
 
 // history holds a writer's changes in increasing SN order.

@@ -106,12 +106,17 @@ type readerProxy struct {
 	ackAt    time.Time // when the last ACKNACK was accepted
 	// credit is the reader's resend budget (resendCreditInit), as of
 	// creditAt; histEnd is the last SN written before a late joiner
-	// matched, histSent the highest of those sent to it once: sending
-	// the history the first time costs no credit.
+	// matched or held back while it repairs (hold), histSent the highest
+	// of those sent to it once: sending them the first time costs no
+	// credit.
 	credit   float64
 	creditAt time.Time
 	histEnd  rtps.SequenceNumber
 	histSent rtps.SequenceNumber
+	// repairing marks a reader whose last ACKNACK asked for samples again:
+	// new samples are held back from it until one asks for nothing
+	// (resend.go).
+	repairing bool
 	// group is the key of the best-effort readers of one participant on
 	// the same locators (groupKey), "" for the others; follower marks one
 	// that is not its group's first: new samples go once to the group,
@@ -594,12 +599,7 @@ func (w *Writer) sendChange(pr *readerProxy, c *change, hb, solicit bool) {
 		b := &w.b
 		b.Reset(w.p.header())
 		b.InfoDst(pr.guid.Prefix)
-		b.InfoTS(c.ts)
-		off := b.Len()
-		b.Data(&rtps.Data{ReaderID: pr.dataID(), WriterID: w.guid.Entity, SN: c.sn, InlineQoS: c.inline, Payload: c.payload, Key: c.key})
-		if c.inline == nil && !c.key {
-			markPadding(b.Bytes()[off+24:], len(c.payload))
-		}
+		w.appendChange(b, pr, c)
 		if hb {
 			w.appendHeartbeat(pr, !solicit)
 		}
@@ -609,6 +609,17 @@ func (w *Writer) sendChange(pr *readerProxy, c *change, hb, solicit bool) {
 	n := uint32((len(c.payload) + fragSize - 1) / fragSize)
 	for i := uint32(1); i <= n; i++ {
 		w.sendFrag(pr, c, i, hb && i == n)
+	}
+}
+
+// appendChange appends c to the message b builds for pr: INFO_TS and
+// DATA (c fits one DATA).
+func (w *Writer) appendChange(b *rtps.Builder, pr *readerProxy, c *change) {
+	b.InfoTS(c.ts)
+	off := b.Len()
+	b.Data(&rtps.Data{ReaderID: pr.dataID(), WriterID: w.guid.Entity, SN: c.sn, InlineQoS: c.inline, Payload: c.payload, Key: c.key})
+	if c.inline == nil && !c.key {
+		markPadding(b.Bytes()[off+24:], len(c.payload))
 	}
 }
 
@@ -772,16 +783,21 @@ func (w *Writer) onAckNack(g rtps.GUID, a *rtps.AckNack) {
 		w.signalRoom()
 	}
 	var gone []rtps.SequenceNumber
-	resent := false
+	resent, missing, quiet, rs := false, false, false, resends{w: w, pr: pr, now: now}
 	for sn := range a.State.All() {
 		// A reader does not miss what it acknowledged: a NACK below
 		// that is a lie, or a stale ACKNACK.
 		if sn < 1 || sn > w.lastSN || sn < pr.acked {
 			continue
 		}
+		missing = true
 		c := w.hist.get(sn)
 		if c == nil || sn < pr.floor || (!c.expires.IsZero() && now.After(c.expires)) {
 			gone = append(gone, sn)
+			continue
+		}
+		if c.resentTo == pr && now.Sub(c.resentAt) < resendQuiet {
+			quiet = true
 			continue
 		}
 		if !w.spend(pr, sn, fragments(c), now) {
@@ -790,20 +806,29 @@ func (w *Writer) onAckNack(g rtps.GUID, a *rtps.AckNack) {
 		if sn > pr.histEnd {
 			w.lost(sn)
 		}
-		w.sendChange(pr, c, false, false)
+		rs.add(c)
 		resent = true
 	}
 	if base > acked0 && a.State.NumBits == 0 {
 		w.ackedClean(base)
 	}
+	if pr.repairing && !missing {
+		resent = w.release(pr, &rs, now) || resent
+	}
+	pr.repairing = missing
 	if len(gone) > 0 {
+		rs.flush(false)
 		w.sendGaps(pr, gone)
 	}
 	switch {
 	case resent || len(gone) > 0 || (synced && pr.acked <= w.lastSN):
 		// After a sync, the real range: the reader asks for what it
 		// dropped.
-		w.sendHeartbeat(pr, false)
+		if !rs.flush(true) {
+			w.sendHeartbeat(pr, false)
+		}
+	case quiet:
+		// Answered already: the resends it crossed carry a HEARTBEAT.
 	case !a.Final:
 		w.sendHeartbeat(pr, pr.acked > w.lastSN)
 	}
