@@ -109,6 +109,26 @@ func contextWithTimeout(ctx context.Context, d time.Duration) (context.Context, 
 
 var testTime = time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
 
+// streamKeepAll writes n copies of payload from a KEEP_ALL writer on a to
+// a matched reader on b and waits until the reader's loop has taken them
+// all.
+func streamKeepAll(t *testing.T, ctx context.Context, a, b *Participant, payload []byte, n int) {
+	t.Helper()
+	r, w := matchedPair(t, ctx, a, b, QoS{History: KeepAll}, afor.WithDefaultQueueSize(0))
+	l := r.Sub().Listener(ctx, afor.Fresh(), afor.QueueSize(0))
+	defer l.Stop()
+	for range n {
+		if err := w.Write(ctx, payload); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range n {
+		if _, err := l.Next(ctx); err != nil {
+			t.Fatalf("sample %d: %v", i, err)
+		}
+	}
+}
+
 // matchedPair creates a reader of chatter on b and a writer on a, both
 // with q, closed at the test's end, and waits until each matched the
 // other.

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/afor-go/afor"
 	"github.com/afor-go/afor/transport/dds/internal/rtps"
 )
 
@@ -98,20 +97,7 @@ func TestRepairPacksResendsAndHoldsNewSamples(t *testing.T) {
 	a := newTestParticipant(t, Config{DomainID: d, Range: RangeLocalhost, directGap: time.Hour})
 	b := newTestParticipant(t, Config{DomainID: d, Range: RangeLocalhost, dropIn: h.drop})
 	ctx := waitCtx(t)
-	r, w := matchedPair(t, ctx, a, b, QoS{History: KeepAll}, afor.WithDefaultQueueSize(0))
-	l := r.Sub().Listener(ctx, afor.Fresh(), afor.QueueSize(0))
-	defer l.Stop()
-	payload := cdrString("sixteen bytes")
-	for range n {
-		if err := w.Write(ctx, payload); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i := range n {
-		if _, err := l.Next(ctx); err != nil {
-			t.Fatalf("sample %d: %v", i, err)
-		}
-	}
+	streamKeepAll(t, ctx, a, b, cdrString("sixteen bytes"), n)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	t.Logf("%d datagrams, %d dropped beyond the hole, %d samples resent in %d datagrams", h.dgrams, h.overrun, h.resent, h.resentDg)

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/afor-go/afor"
 	"github.com/afor-go/afor/transport/dds/internal/rtps"
 )
 
@@ -154,20 +153,7 @@ func TestBatchHeartbeatAnnouncesOnlySent(t *testing.T) {
 	a := newTestParticipant(t, Config{DomainID: d, Range: RangeLocalhost, directGap: time.Hour})
 	b := newTestParticipant(t, Config{DomainID: d, Range: RangeLocalhost, dropIn: inspect})
 	ctx := waitCtx(t)
-	r, w := matchedPair(t, ctx, a, b, QoS{History: KeepAll}, afor.WithDefaultQueueSize(0))
-	l := r.Sub().Listener(ctx, afor.Fresh(), afor.QueueSize(0))
-	defer l.Stop()
-	payload := append(cdrString("4 KiB"), bytes.Repeat([]byte{7}, 4096)...)
-	for range n {
-		if err := w.Write(ctx, payload); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i := range n {
-		if _, err := l.Next(ctx); err != nil {
-			t.Fatalf("sample %d: %v", i, err)
-		}
-	}
+	streamKeepAll(t, ctx, a, b, append(cdrString("4 KiB"), bytes.Repeat([]byte{7}, 4096)...), n)
 	check.mu.Lock()
 	defer check.mu.Unlock()
 	if check.hbs == 0 {
