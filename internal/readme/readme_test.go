@@ -3,6 +3,7 @@ package readme_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"os"
@@ -68,32 +69,77 @@ func TestPrograms(t *testing.T) {
 }
 
 // build writes src as main.go of a new module outside the repository, set
-// up as README's Install section says, and builds it.
+// up as README's Install section says (afor required and replaced by this
+// checkout), and builds it. Where the README then runs go mod tidy, the
+// module gets afor's own requirements and go.sum: the test runs without a
+// network, and tidy offline needs the go.mod of every module in the graph
+// (gopkg.in/check.v1, which yaml.v3's tests require, among them), which
+// building this repository does not download; a fresh machine's module
+// cache lacked it.
 func build(t *testing.T, root, src string) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edit := []string{"mod", "edit", "-require=github.com/afor-go/afor@v0.0.0", "-replace=github.com/afor-go/afor=" + root}
+	for _, r := range requirements(t, root) {
+		edit = append(edit, "-require="+r)
+	}
 	for _, args := range [][]string{
 		{"mod", "init", "example.com/robot"},
-		{"mod", "edit", "-require=github.com/afor-go/afor@v0.0.0", "-replace=github.com/afor-go/afor=" + root},
-		{"mod", "tidy", "-e"}, // -e: offline, the tests of afor's own dependencies cannot be resolved
+		edit,
 		{"build", "-o", "robot", "."},
 	} {
-		cmd := exec.Command("go", args...)
-		cmd.Dir = dir
-		// The network namespace has no network: the module cache (which
-		// building this repository filled) must serve every module, and
-		// the checksums come from it rather than from the checksum
-		// database. CGO_ENABLED=0 as CI's pure-Go build, whose build
-		// cache then serves this one.
-		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=", "GOPROXY=off", "GOSUMDB=off", "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
+		goCommand(t, dir, args...)
 	}
 	return filepath.Join(dir, "robot")
+}
+
+// requirements returns the requirements of the module in dir, as
+// path@version.
+func requirements(t *testing.T, dir string) []string {
+	t.Helper()
+	var mod struct {
+		Require []struct{ Path, Version string }
+	}
+	if err := json.Unmarshal(goCommand(t, dir, "mod", "edit", "-json"), &mod); err != nil {
+		t.Fatal(err)
+	}
+	var reqs []string
+	for _, r := range mod.Require {
+		reqs = append(reqs, r.Path+"@"+r.Version)
+	}
+	return reqs
+}
+
+// goCommand runs the go command with args in dir and returns its output.
+func goCommand(t *testing.T, dir string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	// The network namespace has no network: the module cache (which
+	// building this repository filled) must serve every module, and the
+	// checksums come from go.sum rather than from the checksum database.
+	// CGO_ENABLED=0 as CI's pure-Go build, whose build cache then serves
+	// this one.
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=", "GOPROXY=off", "GOSUMDB=off", "CGO_ENABLED=0")
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("go %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr)
+	}
+	return out
 }
 
 // testTalker runs the README's talker on DDS and listens to it from this
